@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that building and testing RollingSync needs. Idempotent: packages
+# already present are skipped, and apt is only consulted when something is missing.
+set -euo pipefail
+
+packages=(
+    pkg-config libsqlite3-dev sqlite3          # SQLite for SyncCore (and the sqlite3 tool its tests drive)
+    libcurl4-openssl-dev                       # WebDAVRemote
+    libssh2-1-dev                              # SFTPRemote
+    openssh-server openssh-client              # the real sshd the SFTP tests run against
+    apache2 apache2-utils                      # the real Apache mod_dav the WebDAV tests run against
+    python3-venv                               # wsgidav, the second WebDAV server, lives in a venv
+)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing: ${missing[*]}"
+    sudo_cmd=()
+    [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    "${sudo_cmd[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Dumb remote storage that RollingSync synchronises through: a folder, an SFTP or WebDAV server,
+/// an in-memory fake, or anything a third party plugs in.
+///
+/// Every synchronisation operation of RollingSync is written once against these seven primitives.
+/// A backend implements only this protocol, then proves itself with the `RemoteStoreConformance`
+/// suite, which has one check for every rule written below (the check names are given in
+/// brackets).
+///
+/// # Implementation requirements
+///
+/// - The store is `Sendable` and may be called from many tasks at once; calls on distinct paths
+///   must not interfere (`concurrentUploadsOfDistinctFiles`, `concurrentListsWhileUploading`).
+/// - Paths are relative to the store's root (fixed at construction, for example the folder of a
+///   `file://` URL). A store never reads or writes outside its root, and follows no symbolic link
+///   that leads out of it.
+/// - The only errors that escape are ``RemoteStoreError`` and `CancellationError`.
+/// - **Cancellation**: when the calling task is cancelled, a long transfer stops soon and throws
+///   `CancellationError`. A cancelled upload leaves the previous content of the target (or its
+///   absence) untouched and no temporary file visible to ``list(_:)``; a cancelled download leaves
+///   no file at the local destination.
+/// - **Partial failure**: an operation that fails part-way may leave work done (some children of a
+///   deleted tree gone, intermediate directories created), but never a partial *file* at a target
+///   path, and repeating the same call completes it.
+/// - Temporary files use names starting with ``RemotePath/reservedTemporaryPrefix``, which
+///   ``RemotePath`` refuses for ordinary paths and ``list(_:)`` never returns.
+/// - Nothing secret (passwords, keys) appears in errors or logs.
+///
+/// Requirements have no default arguments; the short forms (``write(_:to:)``, ``read(_:)``) live
+/// in an extension. Capabilities beyond the common contract are declared in ``capabilities``.
+public protocol RemoteStore: Sendable {
+    /// What this store can do beyond the common contract.
+    var capabilities: RemoteCapabilities { get }
+
+    /// Describes the file or directory at `path`, or returns `nil` if there is none.
+    ///
+    /// ## Behavior
+    /// - A missing path returns `nil`; it never throws `notFound` (`existsOfMissingPathReturnsNil`).
+    /// - A path whose parent is a file returns `nil` (`existsBelowAFileReturnsNil`).
+    /// - A file returns kind ``RemoteItem/Kind/file`` with its size in bytes
+    ///   (`existsReportsFileKindAndSize`); a directory returns kind ``RemoteItem/Kind/directory``
+    ///   (`existsReportsDirectoryKind`); the root always exists as a directory (`rootExists`).
+    ///
+    /// - Throws: ``RemoteStoreError`` only for failures to ask (unavailable, permission denied…).
+    func exists(_ path: RemotePath) async throws -> RemoteItem?
+
+    /// Creates the directory at `path`, and any missing directories above it.
+    ///
+    /// ## Behavior
+    /// - Intermediate directories are created (`createDirectoryCreatesIntermediates`).
+    /// - An existing directory is success; nothing inside it changes
+    ///   (`createDirectoryOnExistingDirectorySucceeds`).
+    /// - Creating the root succeeds and does nothing.
+    /// - Throws ``RemoteStoreError/Code/alreadyExists`` if a file stands at `path`
+    ///   (`createDirectoryOverFileThrowsAlreadyExists`), and
+    ///   ``RemoteStoreError/Code/notADirectory`` if a file stands at one of its ancestors
+    ///   (`createDirectoryBelowFileThrowsNotADirectory`).
+    /// - Partial failure may leave some intermediate directories created; repeating the call
+    ///   completes it.
+    func createDirectory(at path: RemotePath) async throws
+
+    /// Stores the content of the local file `localFile` at `path`, replacing any existing file.
+    ///
+    /// ## Behavior
+    /// - The bytes arrive exactly (`uploadAndDownloadRoundTripEmptyFile`, `…SmallFile`,
+    ///   `…MultiMegabyteFile`), and an existing file is replaced whole, shorter or longer
+    ///   (`uploadOverwritesExistingFile`).
+    /// - **A reader never sees a partial file**: until the upload completes, readers see the old
+    ///   content or (for a new file) no file (`uploadIsNeverVisiblePartially`). Backends write to a
+    ///   temporary name in the same directory and rename it into place. Where the transport cannot
+    ///   replace atomically, ``RemoteCapabilities/atomicReplace`` is false and a reader may briefly
+    ///   see no file during a replacement, never a partial one.
+    /// - The parent directory must exist: no directories are created
+    ///   (`uploadIntoMissingDirectoryThrowsNotFound`). A file as parent throws
+    ///   ``RemoteStoreError/Code/notADirectory``, and a directory at `path` throws
+    ///   ``RemoteStoreError/Code/isADirectory`` (`uploadOverDirectoryThrowsIsADirectory`).
+    /// - A missing or unreadable local file throws ``RemoteStoreError/Code/localFile`` and changes
+    ///   nothing remotely (`uploadOfMissingLocalFileThrowsLocalFile`).
+    /// - Cancelled or failed uploads leave the previous state and no visible temporary file.
+    func upload(contentsOf localFile: URL, to path: RemotePath) async throws
+
+    /// Writes the content of the file at `path` to the local file `localFile`, streaming it to
+    /// disk (never holding a whole large file in memory).
+    ///
+    /// ## Behavior
+    /// - An existing local file is replaced; its parent directory must exist.
+    /// - Throws ``RemoteStoreError/Code/notFound`` for a missing path
+    ///   (`downloadOfMissingFileThrowsNotFound`) and ``RemoteStoreError/Code/isADirectory`` for a
+    ///   directory (`downloadOfDirectoryThrowsIsADirectory`).
+    /// - Local write failures throw ``RemoteStoreError/Code/localFile``.
+    /// - On any failure or cancellation no file is left at `localFile`, and an existing one is
+    ///   left unchanged or removed, never half-written.
+    func download(_ path: RemotePath, to localFile: URL) async throws
+
+    /// Copies the file at `source` to `destination`, replacing any file there.
+    ///
+    /// ## Behavior
+    /// - The copy is independent: replacing or deleting either afterwards leaves the other as it
+    ///   was (`copyIsIndependentOfSource`); the source is unchanged (`copyRoundTrip`).
+    /// - An existing destination file is replaced (`copyOverwritesDestination`), with the same
+    ///   visibility guarantee as ``upload(contentsOf:to:)``.
+    /// - Throws ``RemoteStoreError/Code/notFound`` if `source` is missing
+    ///   (`copyOfMissingSourceThrowsNotFound`) or the destination's parent is missing
+    ///   (`copyIntoMissingDirectoryThrowsNotFound`), and ``RemoteStoreError/Code/isADirectory``
+    ///   if `source` or `destination` is a directory (`copyOfDirectoryThrowsIsADirectory`);
+    ///   copying directories is not part of the contract.
+    /// - Copying a file onto itself leaves it unchanged.
+    /// - Server-side where the transport has it (``RemoteCapabilities/serverSideCopy``); otherwise
+    ///   the bytes travel through the client.
+    func copy(_ source: RemotePath, to destination: RemotePath) async throws
+
+    /// Lists the direct children of the directory at `directory`.
+    ///
+    /// ## Behavior
+    /// - Every file and directory directly inside is returned once, with its kind and, for files,
+    ///   its size (`listReturnsFilesAndDirectoriesWithKinds`); nothing below them
+    ///   (`listIsNotRecursive`). The order is unspecified.
+    /// - `.`, `..` and temporary files (``RemotePath/reservedTemporaryPrefix``) are never returned.
+    /// - An empty directory returns an empty array (`listOfEmptyDirectoryIsEmpty`).
+    /// - Throws ``RemoteStoreError/Code/notFound`` for a missing directory, so callers can tell an
+    ///   uninitialised store from an empty one (`listOfMissingDirectoryThrowsNotFound`), and
+    ///   ``RemoteStoreError/Code/notADirectory`` for a file (`listOfFileThrowsNotADirectory`).
+    func list(_ directory: RemotePath) async throws -> [RemoteItem]
+
+    /// Deletes the file or directory at `path`; a directory is deleted with everything inside it.
+    ///
+    /// ## Behavior
+    /// - A missing path is success, so retries and concurrent cleanups are safe
+    ///   (`deleteOfMissingPathSucceeds`).
+    /// - Files (`deleteRemovesFile`) and whole trees (`deleteRemovesDirectoryTree`) go; the parent
+    ///   and siblings stay (`deleteLeavesSiblings`).
+    /// - Deleting the root throws ``RemoteStoreError/Code/invalidPath``
+    ///   (`deleteOfRootThrowsInvalidPath`): delete its children one by one if that is meant.
+    /// - A failure part-way through a tree may leave some of it; repeating the call finishes it.
+    func delete(_ path: RemotePath) async throws
+
+    /// Releases connections and other resources. The store must not be used afterwards.
+    ///
+    /// Idempotent. The default implementation does nothing.
+    func close() async
+}
+
+extension RemoteStore {
+    public func close() async {}
+}
