@@ -22,14 +22,21 @@ let package = Package(
         .library(name: "InMemoryRemote", targets: ["InMemoryRemote"]),
         .library(name: "FileRemote", targets: ["FileRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
+        .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
     ],
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
         .target(name: "InMemoryRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "FileRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .testTarget(
+            name: "RemoteTransportSupportTests",
+            dependencies: ["RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
         .testTarget(
             name: "InMemoryRemoteTests",
             dependencies: ["InMemoryRemote", "RemoteStoreConformance"],

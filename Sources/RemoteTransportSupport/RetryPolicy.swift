@@ -1,0 +1,55 @@
+import RemoteProtocol
+
+/// How a network backend retries a call that failed with a retryable ``RemoteStoreError``
+/// (``RemoteStoreError/isRetryable``: unavailable, timed out, rate limited).
+///
+/// Delays grow exponentially from ``initialDelay`` up to ``maximumDelay``. Only idempotent calls
+/// may be retried; the caller decides which those are. Cancellation stops the retries at once.
+public struct RetryPolicy: Sendable {
+    /// How many times the call is made at most (1 = no retry).
+    public var maximumAttempts: Int
+    /// The delay before the first retry.
+    public var initialDelay: Duration
+    /// The longest delay between two attempts.
+    public var maximumDelay: Duration
+
+    /// Creates a policy.
+    public init(maximumAttempts: Int = 4, initialDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(5)) {
+        precondition(maximumAttempts >= 1, "a retry policy needs at least one attempt")
+        self.maximumAttempts = maximumAttempts
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+    }
+
+    /// No retries at all.
+    public static let never = RetryPolicy(maximumAttempts: 1)
+
+    /// The delay before attempt `attempt` (2 for the first retry).
+    public func delay(beforeAttempt attempt: Int) -> Duration {
+        var delay = initialDelay
+        for _ in 2..<max(attempt, 2) {
+            delay = min(delay * 2, maximumDelay)
+        }
+        return min(delay, maximumDelay)
+    }
+
+    /// Runs `operation`, retrying it while it throws a retryable ``RemoteStoreError`` and attempts
+    /// remain. `beforeRetry` runs before each retry (a backend reconnects there).
+    ///
+    /// - Throws: the last error, `CancellationError` if the task is cancelled while waiting.
+    public func run<Result>(
+        _ operation: () async throws -> Result,
+        beforeRetry: (RemoteStoreError) async -> Void = { _ in }
+    ) async throws -> Result {
+        var attempt = 1
+        while true {
+            do {
+                return try await operation()
+            } catch let error as RemoteStoreError where error.isRetryable && attempt < maximumAttempts {
+                attempt += 1
+                try await Task.sleep(for: delay(beforeAttempt: attempt))
+                await beforeRetry(error)
+            }
+        }
+    }
+}
