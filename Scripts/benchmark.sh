@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs one benchmark executable in release mode with the real test servers up.
+#
+#   Scripts/benchmark.sh SyncCoreBenchmark [arguments…]
+#
+# Benchmarks print ratios (RollingSync versus a baseline measured in the same run), never pass or
+# fail on timings. The servers are started as for the tests and stopped afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: benchmark.sh BENCHMARK-TARGET [arguments…]}
+shift
+
+Scripts/install-dependencies.sh
+trap 'Scripts/test-servers.sh stop' EXIT
+Scripts/test-servers.sh start
+set -a
+# shellcheck source=/dev/null
+source .test-servers/env
+set +a
+swift run -c release "$target" "$@"
