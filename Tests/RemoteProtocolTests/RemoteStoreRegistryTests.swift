@@ -1,0 +1,81 @@
+import Foundation
+import RemoteProtocol
+import Testing
+
+/// A minimal store that only remembers the configuration it was opened with.
+private struct RecordingStore: RemoteStore, RemoteStoreProvider {
+    static let urlSchemes: Set<String> = ["rec", "recs"]
+    let configuration: RemoteStoreConfiguration
+
+    static func makeStore(for configuration: RemoteStoreConfiguration) async throws -> any RemoteStore {
+        RecordingStore(configuration: configuration)
+    }
+
+    var capabilities: RemoteCapabilities {
+        RemoteCapabilities(serverSideCopy: false, atomicReplace: false, modificationTimePrecision: nil)
+    }
+    func exists(_ path: RemotePath) async throws -> RemoteItem? { nil }
+    func createDirectory(at path: RemotePath) async throws { throw RemoteStoreError(.unsupported) }
+    func upload(contentsOf localFile: URL, to path: RemotePath) async throws { throw RemoteStoreError(.unsupported) }
+    func download(_ path: RemotePath, to localFile: URL) async throws { throw RemoteStoreError(.unsupported) }
+    func copy(_ source: RemotePath, to destination: RemotePath) async throws { throw RemoteStoreError(.unsupported) }
+    func list(_ directory: RemotePath) async throws -> [RemoteItem] { throw RemoteStoreError(.unsupported) }
+    func delete(_ path: RemotePath) async throws { throw RemoteStoreError(.unsupported) }
+}
+
+struct RemoteStoreRegistryTests {
+    @Test func providerIsFoundForEverySchemeItDeclaresCaseInsensitively() async throws {
+        let registry = RemoteStoreRegistry()
+        registry.register(RecordingStore.self)
+        #expect(registry.schemes == ["rec", "recs"])
+        let store = try await registry.makeStore(
+            for: RemoteStoreConfiguration(url: URL(string: "REC://host/path")!, settings: ["k": "v"])
+        )
+        let recording = try #require(store as? RecordingStore)
+        #expect(recording.configuration.settings == ["k": "v"])
+        #expect(try await registry.makeStore(for: URL(string: "recs://h")!) is RecordingStore)
+    }
+
+    @Test func unknownSchemeIsUnsupportedAndListsTheKnownOnes() async throws {
+        let registry = RemoteStoreRegistry()
+        registry.register(RecordingStore.self)
+        let error = try await #require(throws: RemoteStoreError.self) {
+            try await registry.makeStore(for: URL(string: "s3://bucket/x")!)
+        }
+        #expect(error.code == .unsupported)
+        #expect(error.message.contains("'s3'"))
+        #expect(error.message.contains("rec, recs"))
+    }
+
+    @Test func passwordInTheURLIsRefusedAndNeverPrinted() async throws {
+        let registry = RemoteStoreRegistry()
+        registry.register(RecordingStore.self)
+        let error = try await #require(throws: RemoteStoreError.self) {
+            try await registry.makeStore(for: URL(string: "rec://alice:hunter2@host/x")!)
+        }
+        #expect(error.code == .unsupported)
+        #expect(!error.description.contains("hunter2"))
+        #expect(error.description.contains("alice"))
+    }
+
+    @Test func laterRegistrationReplacesTheEarlierOne() async throws {
+        let registry = RemoteStoreRegistry()
+        registry.register(RecordingStore.self)
+        registry.register(scheme: "rec") { _ in throw RemoteStoreError(.unavailable, message: "replacement") }
+        await expectCode(.unavailable) {
+            _ = try await registry.makeStore(for: URL(string: "rec://x")!)
+        }
+    }
+
+    @Test func configurationDescriptionRedactsSecrets() throws {
+        let configuration = RemoteStoreConfiguration(
+            url: URL(string: "sftp://bob@host/p")!,
+            settings: ["identity-file": "/k"],
+            secrets: ["passphrase": "s3cret-value"]
+        )
+        #expect(!configuration.description.contains("s3cret-value"))
+        #expect(configuration.description.contains("passphrase=<redacted>"))
+        #expect(configuration.description.contains("identity-file=/k"))
+        #expect(URL(string: "http://u:pw@h/")!.redactingPassword == "http://u:redacted@h/")
+    }
+}
