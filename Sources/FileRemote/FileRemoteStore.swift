@@ -46,10 +46,16 @@ public struct FileRemoteStore: RemoteStore {
     ///   that is not such a `file:` URL (the message says why), ``RemoteStoreError/Code/notFound``
     ///   if the folder does not exist, ``RemoteStoreError/Code/notADirectory`` if it is a file.
     public init(root: URL) throws {
+        try self.init(root: root, threads: .shared)
+    }
+
+    /// Opens the folder at `root` with its own I/O threads (tests use this to control which
+    /// calls share a thread).
+    init(root: URL, threads: FileIOThreads) throws {
         let path = try Self.rootPath(of: root)
         fileSystem = try FileSystemRoot(resolving: path)
         self.root = URL(filePath: fileSystem.path, directoryHint: .isDirectory)
-        threads = .shared
+        self.threads = threads
     }
 
     /// Server-side copy (the bytes never leave the file system), atomic replacement (`rename`),
