@@ -200,9 +200,19 @@ struct FileSystemRoot: Sendable {
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Opens the root folder. A root that has vanished since the store was opened (an unmounted
+    /// share) is ``RemoteStoreError/Code/unavailable``, not `notFound`: the path asked about may
+    /// well exist once the folder is back.
     private func openRoot(for path: RemotePath) throws(RemoteStoreError) -> FileDescriptor {
         do {
             return try FileDescriptor.openDirectory(atPath: self.path)
+        } catch where error.code == ENOENT {
+            throw RemoteStoreError(
+                .unavailable,
+                path: path,
+                message: "the store's root folder '\(self.path)' is gone (an unmounted share?)",
+                underlying: POSIXError(.ENOENT)
+            )
         } catch {
             throw FailureContext.remote(path).error(error, "open the store's root folder for")
         }

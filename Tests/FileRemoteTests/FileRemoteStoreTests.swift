@@ -81,6 +81,19 @@ struct FileRemoteStoreTests {
         #expect(error?.code == .notADirectory)
     }
 
+    @Test func rootThatVanishesAfterOpeningIsUnavailableRatherThanEmpty() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.write("x", to: "share/file")
+        let store = try FileRemoteStore(root: folder.appending("share"))
+        try FileManager.default.removeItem(at: folder.appending("share"))
+
+        await expectRemoteError(.unavailable) { _ = try await store.exists(.root) }
+        await expectRemoteError(.unavailable) { _ = try await store.exists("file") }
+        await expectRemoteError(.unavailable) { _ = try await store.list(.root) }
+        await expectRemoteError(.unavailable) { try await store.delete("file") }
+    }
+
     @Test func capabilitiesDeclareServerSideCopyAndAtomicReplace() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
