@@ -17,7 +17,10 @@ extension FileRemoteStore {
     /// - Throws: ``RemoteStoreError`` as ``list(_:)`` for `directory`, or for a directory or file
     ///   that cannot be read or removed on the way; `CancellationError` between directories.
     @discardableResult
-    public func removeLeftoverTemporaryFiles(in directory: RemotePath = .root, olderThan age: Duration) async throws -> Int {
+    public func removeLeftoverTemporaryFiles(
+        in directory: RemotePath = .root,
+        olderThan age: Duration
+    ) async throws -> Int {
         let cutoff = Date.now.addingTimeInterval(-TimeInterval(age.components.seconds))
         var pending = [directory]
         var removed = 0

@@ -51,10 +51,12 @@ struct FileRemoteStoreErrorMappingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try folder.write("original", to: "source/file")
-        try FileManager.default.createDirectory(at: folder.appending("root/readonly"), withIntermediateDirectories: true)
+        let readOnly = folder.appending("root/readonly")
+        try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
         let store = try FileRemoteStore(root: folder.appending("root"))
 
-        try await PrivilegedFileSystem.withReadOnlyBind(of: folder.appending("source"), at: folder.appending("root/readonly")) { () async throws in
+        let source = folder.appending("source")
+        try await PrivilegedFileSystem.withReadOnlyBind(of: source, at: readOnly) { () async throws in
             await expectRemoteError(.permissionDenied) { try await store.write(Data("new".utf8), to: "readonly/file") }
             await expectRemoteError(.permissionDenied) { try await store.write(Data("new".utf8), to: "readonly/other") }
             await expectRemoteError(.permissionDenied) { try await store.createDirectory(at: "readonly/sub") }
@@ -89,7 +91,8 @@ struct FileRemoteStoreErrorMappingTests {
         try Data(repeating: 0xA5, count: 1 << 20).write(to: big)
         let store = try FileRemoteStore(root: folder.appending("root"))
 
-        try await PrivilegedFileSystem.withSmallTmpfs(at: folder.appending("root/small"), size: "64k") { () async throws in
+        let small = folder.appending("root/small")
+        try await PrivilegedFileSystem.withSmallTmpfs(at: small, size: "64k") { () async throws in
             try await store.write(Data("previous".utf8), to: "small/data")
 
             await expectRemoteError(.insufficientStorage) { try await store.upload(contentsOf: big, to: "small/data") }

@@ -31,7 +31,8 @@ struct FileRemoteStoreSymlinkTests {
         let layout = try Layout()
         defer { layout.folder.remove() }
         let store = layout.store
-        try layout.link("leak", to: absolute ? layout.folder.appending("outside/secret.txt").path : "../outside/secret.txt")
+        let secret = layout.folder.appending("outside/secret.txt").path(percentEncoded: false)
+        try layout.link("leak", to: absolute ? secret : "../outside/secret.txt")
 
         await expectRemoteError(.permissionDenied) { _ = try await store.read("leak") }
         await expectRemoteError(.permissionDenied) { _ = try await store.exists("leak") }
@@ -49,7 +50,8 @@ struct FileRemoteStoreSymlinkTests {
         let layout = try Layout()
         defer { layout.folder.remove() }
         let store = layout.store
-        try layout.link("escape", to: absolute ? layout.folder.appending("outside").path : "../outside")
+        let outside = layout.folder.appending("outside").path(percentEncoded: false)
+        try layout.link("escape", to: absolute ? outside : "../outside")
 
         await expectRemoteError(.permissionDenied) { _ = try await store.list("escape") }
         await expectRemoteError(.permissionDenied) { _ = try await store.exists("escape/secret.txt") }
@@ -70,7 +72,7 @@ struct FileRemoteStoreSymlinkTests {
         let store = layout.store
         try layout.folder.write("inside", to: "root/real/data.txt")
         try layout.link("directoryLink", to: "real")
-        try layout.link("fileLink", to: layout.folder.appending("root/real/data.txt").path)
+        try layout.link("fileLink", to: layout.folder.appending("root/real/data.txt").path(percentEncoded: false))
 
         let listed = try await store.list(.root).sorted { $0.path < $1.path }
         try await store.write(Data("through the link".utf8), to: "directoryLink/new.txt")
@@ -88,9 +90,10 @@ struct FileRemoteStoreSymlinkTests {
         defer { layout.folder.remove() }
         let store = layout.store
         try layout.folder.write("kept", to: "root/real/data.txt")
-        try FileManager.default.createDirectory(at: layout.folder.appending("root/tree"), withIntermediateDirectories: false)
+        let tree = layout.folder.appending("root/tree")
+        try FileManager.default.createDirectory(at: tree, withIntermediateDirectories: false)
         try layout.link("tree/inner", to: "../real")
-        try layout.link("tree/outer", to: layout.folder.appending("outside").path)
+        try layout.link("tree/outer", to: layout.folder.appending("outside").path(percentEncoded: false))
         try await store.delete("tree")
 
         #expect(try layout.folder.names(in: "root") == ["real"])
