@@ -67,11 +67,7 @@ extension ConformanceContext {
     }
 
     func listOfFileThrowsNotADirectory() async throws {
-        let file = path("file")
-        try await write(Self.randomData(10), to: file)
-        try await expectError(.notADirectory, "list of a file", file) {
-            _ = try await store.list(file)
-        }
+        try await expectErrorLeavingFile(.notADirectory, "list of a file") { _ = try await store.list($0) }
     }
 
     func modificationDatesAreReportedWhenDeclared() async throws {

@@ -63,14 +63,9 @@ extension ConformanceContext {
     }
 
     func uploadBelowFileThrowsNotADirectory() async throws {
-        let file = path("file")
-        let content = Self.randomData(10)
-        try await write(content, to: file)
-        let target = file / "child"
-        try await expectError(.notADirectory, "upload below a file", target) {
-            try await store.write(Data("content".utf8), to: target)
+        try await expectErrorLeavingFile(.notADirectory, "upload below a file", at: "child") {
+            try await store.write(Data("content".utf8), to: $0)
         }
-        try await expectContent(file, content)
     }
 
     func uploadOverDirectoryThrowsIsADirectory() async throws {
