@@ -52,12 +52,12 @@ extension ConformanceContext {
         let large = Self.randomData(options.largeFileSize)
         try await write(large, to: source)
         try await expectNeverPartiallyVisible(target, previous: nil, next: large, operation: "the copy to a new file") {
-            try await store.copy(source, to: target)
+            try await copy(source, to: target)
         }
         let small = Self.randomData(1000)
         try await write(small, to: target)
         try await expectNeverPartiallyVisible(target, previous: small, next: large, operation: "the replacing copy") {
-            try await store.copy(source, to: target)
+            try await copy(source, to: target)
         }
     }
 

@@ -45,8 +45,8 @@ extension ConformanceContext {
                 }
             }
         }
-        try await whileWriting(observers: [observer, observer]) { [store, directory] in
-            try await store.write(large, to: directory / "large.bin")
+        try await whileWriting(observers: [observer, observer]) {
+            try await write(large, to: path("large.bin"))
         }
         try await expectListing(directory, ["small": (.file, 7), "folder": (.directory, nil), "large.bin": (.file, large.count)])
         try await expectListing(path("folder"), [:])

@@ -46,11 +46,11 @@ extension ConformanceContext {
         let target = path("large.bin")
         let first = Self.randomData(options.largeFileSize)
         try await expectNeverPartiallyVisible(target, previous: nil, next: first, operation: "the upload of a new file") {
-            try await store.write(first, to: target)
+            try await write(first, to: target)
         }
         let second = Self.randomData(options.largeFileSize + 1)
         try await expectNeverPartiallyVisible(target, previous: first, next: second, operation: "the replacing upload") {
-            try await store.write(second, to: target)
+            try await write(second, to: target)
         }
     }
 
