@@ -54,9 +54,11 @@ struct BrokenStoreCase: Sendable, CustomTestStringConvertible {
         .init(name: "dates missing though declared", caughtBy: [.modificationDatesAreReportedWhenDeclared]) { BrokenStores.DatesMissing() },
         .init(name: "copy aliases the source", caughtBy: [.copyIsIndependentOfSource]) { BrokenStores.CopyAliasesSource() },
         .init(name: "names are percent-decoded", caughtBy: [.hostileNamesRoundTrip, .hostileDirectoryNamesRoundTrip]) {
-            BrokenStores.PercentDecodesNames()
+            BrokenStores.MangledNames.percentDecoding
         },
-        .init(name: "long names are truncated", caughtBy: [.longNamesRoundTrip]) { BrokenStores.TruncatesLongNames() },
+        .init(name: "long names are truncated", caughtBy: [.longNamesRoundTrip]) {
+            BrokenStores.MangledNames.truncatingTo100Characters
+        },
         .init(name: "partial files are visible", caughtBy: [.uploadIsNeverVisiblePartially, .copyIsNeverVisiblePartially]) {
             BrokenStores.WritesInGrowingPrefixes()
         },

@@ -225,31 +225,23 @@ enum BrokenStores {
         }
     }
 
-    /// Names are percent-decoded before they reach the storage, as a naive URL-based backend does.
-    struct PercentDecodesNames: ForwardingStore {
+    /// Names are changed on their way to the storage (percent-decoded, as a naive URL-based
+    /// backend does, or cut short, as on a backend with a short name limit).
+    struct MangledNames: ForwardingStore {
         let base = InMemoryRemoteStore()
-        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
-            try await base.upload(contentsOf: localFile, to: try Self.decoded(path))
-        }
-        func createDirectory(at path: RemotePath) async throws {
-            try await base.createDirectory(at: try Self.decoded(path))
-        }
-        private static func decoded(_ path: RemotePath) throws -> RemotePath {
-            try RemotePath(components: path.components.map { $0.removingPercentEncoding ?? $0 })
-        }
-    }
+        let mangle: @Sendable (String) -> String
 
-    /// Names are cut to 100 characters, as on a backend with a short name limit.
-    struct TruncatesLongNames: ForwardingStore {
-        let base = InMemoryRemoteStore()
+        static var percentDecoding: MangledNames { MangledNames { $0.removingPercentEncoding ?? $0 } }
+        static var truncatingTo100Characters: MangledNames { MangledNames { String($0.prefix(100)) } }
+
         func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
-            try await base.upload(contentsOf: localFile, to: try Self.truncated(path))
+            try await base.upload(contentsOf: localFile, to: try mangled(path))
         }
         func createDirectory(at path: RemotePath) async throws {
-            try await base.createDirectory(at: try Self.truncated(path))
+            try await base.createDirectory(at: try mangled(path))
         }
-        private static func truncated(_ path: RemotePath) throws -> RemotePath {
-            try RemotePath(components: path.components.map { String($0.prefix(100)) })
+        private func mangled(_ path: RemotePath) throws -> RemotePath {
+            try RemotePath(components: path.components.map(mangle))
         }
     }
 

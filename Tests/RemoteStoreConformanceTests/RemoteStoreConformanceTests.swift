@@ -95,6 +95,21 @@ struct RemoteStoreConformanceTests {
         #expect((failure.underlying as? RemoteStoreError)?.code == .authenticationFailed)
     }
 
+    /// Whatever step fails, `run` throws a `ConformanceFailure` for its check, never the store's error.
+    @Test(arguments: RemoteStoreConformance.Check.allCases)
+    func storeErrorsInAnyStepBecomeFailuresOfTheCheck(_ check: RemoteStoreConformance.Check) async throws {
+        let suite = RemoteStoreConformance(options: .init(largeFileSize: 1 << 16)) {
+            let store = InMemoryRemoteStore()
+            await store.failEveryCall(of: .upload, code: .io)
+            return store
+        }
+        do {
+            try await suite.run(check)
+        } catch let failure as ConformanceFailure {
+            #expect(failure.check == check)
+        }
+    }
+
     @Test func failureNamesCheckPathExpectationAndOutcome() async throws {
         let suite = RemoteStoreConformance(makeStore: { ExistsLiesAboutSize(base: InMemoryRemoteStore()) })
         let failure = try await #require(throws: ConformanceFailure.self) { try await suite.run(.existsReportsFileKindAndSize) }
