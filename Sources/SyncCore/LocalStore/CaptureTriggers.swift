@@ -32,24 +32,24 @@ struct CaptureTriggers {
 
     /// The `CREATE TRIGGER` statements.
     var statements: [String] {
-        let tableName = table.name.quotedDatabaseIdentifier
-        let key = table.keyColumn.quotedDatabaseIdentifier
+        let tableName = table.name.sqlIdentifier
+        let key = table.keyColumn.sqlIdentifier
         let prefix = "rollingsync_\(table.id)_"
         var statements = [
             """
-            CREATE TRIGGER \("\(prefix)insert".quotedDatabaseIdentifier) AFTER INSERT ON \(tableName)
+            CREATE TRIGGER \("\(prefix)insert".sqlIdentifier) AFTER INSERT ON \(tableName)
             BEGIN
             \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
             END
             """,
             """
-            CREATE TRIGGER \("\(prefix)delete".quotedDatabaseIdentifier) AFTER DELETE ON \(tableName)
+            CREATE TRIGGER \("\(prefix)delete".sqlIdentifier) AFTER DELETE ON \(tableName)
             BEGIN
             \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
             END
             """,
             """
-            CREATE TRIGGER \("\(prefix)rekey".quotedDatabaseIdentifier) AFTER UPDATE OF \(key) ON \(tableName)
+            CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(key) ON \(tableName)
             WHEN old.\(key) IS NOT new.\(key) BEGIN
             \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
             \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
@@ -57,9 +57,9 @@ struct CaptureTriggers {
             """,
         ]
         for (index, column) in table.columns.enumerated() {
-            let name = column.quotedDatabaseIdentifier
+            let name = column.sqlIdentifier
             statements.append("""
-                CREATE TRIGGER \("\(prefix)update_\(index)".quotedDatabaseIdentifier) AFTER UPDATE OF \(name) ON \(tableName)
+                CREATE TRIGGER \("\(prefix)update_\(index)".sqlIdentifier) AFTER UPDATE OF \(name) ON \(tableName)
                 WHEN old.\(key) IS new.\(key)
                     AND (old.\(name) IS NOT new.\(name) OR typeof(old.\(name)) <> typeof(new.\(name))) BEGIN
                 \(record(operation: LocalStoreSchema.updateOperation, key: "new.\(key)", column: column))
@@ -86,7 +86,7 @@ struct CaptureTriggers {
             arguments: ["rollingsync\\_\(tableID)\\_%"]
         )
         for name in names {
-            try db.execute(sql: "DROP TRIGGER \(name.quotedDatabaseIdentifier)")
+            try db.execute(sql: "DROP TRIGGER \(name.sqlIdentifier)")
         }
     }
 }

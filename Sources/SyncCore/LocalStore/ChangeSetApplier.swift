@@ -115,9 +115,9 @@ struct ChangeSetApplier {
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
         let names = [table.keyColumn] + change.columns.map(\.name)
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(names.map(\.quotedDatabaseIdentifier).joined(separator: ", ")))
+            INSERT INTO \(table.name.sqlIdentifier) (\(names.map(\.sqlIdentifier).joined(separator: ", ")))
             VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
-            ON CONFLICT (\(table.keyColumn.quotedDatabaseIdentifier)) DO NOTHING
+            ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
             """)
         try statement.execute(arguments: StatementArguments([change.key] + change.columns.map(\.value)))
         guard db.changesCount == 1 else { return false }
@@ -167,9 +167,9 @@ struct ChangeSetApplier {
         }
         if !assignments.isEmpty {
             let statement = try db.cachedStatement(sql: """
-                UPDATE \(table.name.quotedDatabaseIdentifier)
-                SET \(assignments.map { "\($0.column.quotedDatabaseIdentifier) = ?" }.joined(separator: ", "))
-                WHERE \(table.keyColumn.quotedDatabaseIdentifier) = ?
+                UPDATE \(table.name.sqlIdentifier)
+                SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
+                WHERE \(table.keyColumn.sqlIdentifier) = ?
                 """)
             try statement.execute(arguments: StatementArguments(assignments.map(\.value) + [change.key]))
             guard db.changesCount == 1 else {
@@ -203,7 +203,7 @@ struct ChangeSetApplier {
             )
         }
         let statement = try db.cachedStatement(
-            sql: "DELETE FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.keyColumn.quotedDatabaseIdentifier) = ?"
+            sql: "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
         )
         try statement.execute(arguments: [change.key])
         report.deletedRows += db.changesCount
@@ -218,7 +218,7 @@ struct ChangeSetApplier {
     private func currentRow(table: SyncedTable, key: DatabaseValue) throws -> Row? {
         try Row.fetchOne(
             db.cachedStatement(sql: """
-                SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.keyColumn.quotedDatabaseIdentifier) = ?
+                SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?
                 """),
             arguments: [key]
         )

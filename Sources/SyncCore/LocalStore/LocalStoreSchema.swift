@@ -26,7 +26,7 @@ enum LocalStoreSchema {
     /// The SQL expression of the wall clock as a hybrid-logical-clock candidate: milliseconds since
     /// 1970 shifted left 16 bits. SQLite 3.40 has no `unixepoch('subsec')`, so milliseconds come from
     /// `julianday('now')`.
-    static let wallClockExpression = "(CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) << 16)"
+    static let wallClockExpression = "(CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) << 16)"
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

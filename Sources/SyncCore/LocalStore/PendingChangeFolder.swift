@@ -27,10 +27,10 @@ struct PendingChangeFolder {
     /// The net change of a row, or `nil` when its table is no longer registered.
     func fold(_ entries: Entries) throws -> RowChange? {
         guard let table = tables[entries.tableID] else { return nil }
-        let columnList = table.columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
+        let columnList = table.columns.map(\.sqlIdentifier).joined(separator: ", ")
         let selection = columnList.isEmpty ? "1" : columnList
         let statement = try db.cachedStatement(
-            sql: "SELECT \(selection) FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.keyColumn.quotedDatabaseIdentifier) = ?"
+            sql: "SELECT \(selection) FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
         )
         guard let row = try Row.fetchOne(statement, arguments: [entries.key]) else {
             let clock = [entries.deleteClock, entries.insertClock].compactMap { $0 }.max()
