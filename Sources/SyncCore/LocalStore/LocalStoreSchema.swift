@@ -33,16 +33,32 @@ enum LocalStoreSchema {
 
     /// Folds the appended clocks of applied updates into the indexed per-cell clocks (the larger
     /// clock, then client id, wins, as in ``LastWriterWins``) and empties the append-only table.
+    /// Each appended record holds one row's cells as repeated (column name, clock) pairs, encoded
+    /// like change-set strings and varints.
     static func compactAppliedClocks(in db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
-            SELECT a.table_id, a.row_key, a.column_name, a.clock, s.client_id
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT a.table_id, a.row_key, a.clocks, s.client_id
             FROM rollingsync_applied_clocks AS a JOIN rollingsync_applied_sets AS s ON s.number = a.set_number
-            WHERE true ORDER BY a.seq
-            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-            WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
-            DELETE FROM rollingsync_applied_clocks;
+            ORDER BY a.seq
             """)
+        let upsert = try db.makeStatement(sql: """
+            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+            WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id)
+            """)
+        while let row = try rows.next() {
+            let tableID: Int64 = row["table_id"]
+            let key: DatabaseValue = row["row_key"]
+            let clientID: String = row["client_id"]
+            let blob: Data = row["clocks"]
+            var cursor = ByteCursor([UInt8](blob), streamOffset: 0)
+            while !cursor.isAtEnd {
+                let column = try cursor.string(limit: ChangeSetFormat.maximumNameLength)
+                let clock = Int64(bitPattern: try cursor.varint())
+                try upsert.execute(arguments: [tableID, key, column, clock, clientID])
+            }
+        }
+        try db.execute(sql: "DELETE FROM rollingsync_applied_clocks")
     }
 
     static var migrator: DatabaseMigrator {
@@ -90,8 +106,7 @@ enum LocalStoreSchema {
                     set_number INTEGER NOT NULL,
                     table_id INTEGER NOT NULL,
                     row_key NOT NULL,
-                    column_name TEXT NOT NULL,
-                    clock INTEGER NOT NULL);
+                    clocks BLOB NOT NULL);
                 """)
             try db.execute(
                 sql: "INSERT INTO rollingsync_state (id, client_id, clock) VALUES (1, ?, 0)",
