@@ -1,6 +1,3 @@
-import Foundation
-import GRDB
-
 /// Constants of the change-set wire format (described byte by byte in Docs/RemoteFormat.md,
 /// section "Change sets").
 public enum ChangeSetFormat {
