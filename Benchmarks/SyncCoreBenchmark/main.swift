@@ -11,7 +11,7 @@
 // 4. Peak memory (VmHWM, reset between phases through /proc/self/clear_refs) while encoding and
 //    decoding 100,000 and 1,000,000 changes: bounded if both peaks are about the same.
 //
-// Each timing is the best of three rounds, alternating variants, to damp noise from other processes.
+// Each timing is the best of five rounds, alternating variants, to damp noise from other processes.
 
 import Foundation
 import GRDB
@@ -19,7 +19,7 @@ import SyncCore
 
 let rowCount = 100_000
 let batchSize = 1_000
-let rounds = 3
+let rounds = 5
 
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-benchmark-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
