@@ -23,6 +23,10 @@ let package = Package(
         .library(name: "FileRemote", targets: ["FileRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
+        .library(name: "SyncCore", targets: ["SyncCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
@@ -34,6 +38,17 @@ let package = Package(
         ),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .target(
+            name: "SyncCore",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(
+            name: "SyncCoreBenchmark",
+            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/SyncCoreBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
@@ -49,6 +64,11 @@ let package = Package(
         .testTarget(
             name: "FileRemoteTests",
             dependencies: ["FileRemote", "RemoteStoreConformance"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "SyncCoreTests",
+            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

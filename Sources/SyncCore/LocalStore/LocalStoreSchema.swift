@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+
+/// RollingSync's own tables, created next to the application's tables and versioned with GRDB's
+/// `DatabaseMigrator`. Every name starts with ``prefix``; applications must not use that prefix.
+/// The migrator shares GRDB's `grdb_migrations` table with an application migrator; its identifiers
+/// start with "rollingsync" so they never collide (an application migrator set to
+/// `eraseDatabaseOnSchemaChange` would see them as unknown and erase the database: don't combine).
+///
+/// - `rollingsync_state`: one row; this database's client id, the newest hybrid logical clock issued
+///   or seen (see ``ChangeLogClock``), and the `applying` flag the capture triggers check.
+/// - `rollingsync_tables`: the registered synced tables and their key columns.
+/// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
+///   changed column, per deleted row; no values, they are read from the table when pushing), in
+///   `seq` order, with the wall-clock reading of each change and its hybrid logical clock once
+///   stamped (see ``ChangeLogClock``).
+/// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
+///   for last-writer-wins against late remote changes.
+/// - `rollingsync_applied_clocks`: cell clocks of applied remote updates, appended cheaply during
+///   an apply and folded into `rollingsync_cell_clocks` only when a late set needs them (see
+///   ``ChangeSetApplier``).
+/// - `rollingsync_tombstones`: deleted row keys, so late changes to a deleted row are ignored.
+/// - `rollingsync_applied_sets`: identifiers of the change sets already applied (or pushed), numbered.
+enum LocalStoreSchema {
+    static let prefix = "rollingsync_"
+
+    /// Change-log operation codes (also the record kinds of ``RowChange/Kind``).
+    static let insertOperation = Int(RowChange.Kind.insert.rawValue)
+    static let updateOperation = Int(RowChange.Kind.update.rawValue)
+    static let deleteOperation = Int(RowChange.Kind.delete.rawValue)
+
+    /// The SQL expression of the wall clock as a hybrid-logical-clock candidate: milliseconds since
+    /// 1970 shifted left 16 bits. SQLite 3.40 has no `unixepoch('subsec')`, so milliseconds come from
+    /// `julianday('now')`.
+    static let wallClockExpression = "(CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) << 16)"
+
+    /// Folds the appended clocks of applied updates into the indexed per-cell clocks (the larger
+    /// clock, then client id, wins, as in ``LastWriterWins``) and empties the append-only table.
+    /// Each appended record holds one row's cells as repeated (column name, clock) pairs, encoded
+    /// like change-set strings and varints.
+    static func compactAppliedClocks(in db: Database) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT a.table_id, a.row_key, a.clocks, s.client_id
+            FROM rollingsync_applied_clocks AS a JOIN rollingsync_applied_sets AS s ON s.number = a.set_number
+            ORDER BY a.seq
+            """)
+        let upsert = try db.makeStatement(sql: """
+            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+            WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id)
+            """)
+        while let row = try rows.next() {
+            let tableID: Int64 = row["table_id"]
+            let key: DatabaseValue = row["row_key"]
+            let clientID: String = row["client_id"]
+            let blob: Data = row["clocks"]
+            var cursor = ByteCursor([UInt8](blob), streamOffset: 0)
+            while !cursor.isAtEnd {
+                let column = try cursor.string(limit: ChangeSetFormat.maximumNameLength)
+                let clock = Int64(bitPattern: try cursor.varint())
+                try upsert.execute(arguments: [tableID, key, column, clock, clientID])
+            }
+        }
+        try db.execute(sql: "DELETE FROM rollingsync_applied_clocks")
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("rollingsync v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE rollingsync_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    client_id TEXT NOT NULL,
+                    clock INTEGER NOT NULL,
+                    applying INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE rollingsync_tables (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    key_column TEXT NOT NULL);
+                CREATE TABLE rollingsync_changes (
+                    seq INTEGER PRIMARY KEY,
+                    wall INTEGER NOT NULL,
+                    clock INTEGER,
+                    table_id INTEGER NOT NULL,
+                    row_key NOT NULL,
+                    op INTEGER NOT NULL,
+                    column_name TEXT);
+                CREATE TABLE rollingsync_cell_clocks (
+                    table_id INTEGER NOT NULL,
+                    row_key NOT NULL,
+                    column_name TEXT NOT NULL,
+                    clock INTEGER NOT NULL,
+                    client_id TEXT NOT NULL,
+                    PRIMARY KEY (table_id, row_key, column_name)) WITHOUT ROWID;
+                CREATE TABLE rollingsync_tombstones (
+                    table_id INTEGER NOT NULL,
+                    row_key NOT NULL,
+                    clock INTEGER NOT NULL,
+                    PRIMARY KEY (table_id, row_key)) WITHOUT ROWID;
+                CREATE TABLE rollingsync_applied_sets (
+                    number INTEGER PRIMARY KEY,
+                    set_id TEXT NOT NULL UNIQUE,
+                    client_id TEXT NOT NULL,
+                    change_count INTEGER NOT NULL,
+                    maximum_clock INTEGER NOT NULL,
+                    recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                CREATE TABLE rollingsync_applied_clocks (
+                    seq INTEGER PRIMARY KEY,
+                    set_number INTEGER NOT NULL,
+                    table_id INTEGER NOT NULL,
+                    row_key NOT NULL,
+                    clocks BLOB NOT NULL);
+                """)
+            try db.execute(
+                sql: "INSERT INTO rollingsync_state (id, client_id, clock) VALUES (1, ?, 0)",
+                arguments: [UUID().uuidString]
+            )
+        }
+        return migrator
+    }
+}
