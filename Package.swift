@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "FileRemote", targets: ["FileRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
+        .library(name: "SFTPRemote", targets: ["SFTPRemote"]),
     ],
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
@@ -30,6 +31,18 @@ let package = Package(
         .target(name: "FileRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .systemLibrary(name: "CLibSSH2", pkgConfig: "libssh2", providers: [.apt(["libssh2-1-dev"])]),
+        .target(
+            name: "SFTPRemote",
+            dependencies: ["RemoteProtocol", "RemoteTransportSupport", "CLibSSH2"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(
+            name: "SFTPBenchmark",
+            dependencies: ["SFTPRemote", "RemoteProtocol"],
+            path: "Benchmarks/SFTPBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
@@ -45,6 +58,11 @@ let package = Package(
         .testTarget(
             name: "FileRemoteTests",
             dependencies: ["FileRemote", "RemoteStoreConformance"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "SFTPRemoteTests",
+            dependencies: ["SFTPRemote", "RemoteStoreConformance", "RemoteTransportSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
