@@ -15,7 +15,7 @@ final class PrivateSSHServer: @unchecked Sendable {
 
     /// Writes the configuration for a free port; ``start()`` runs the server.
     init(copying sharedConfig: String) throws {
-        let port = try Self.freePort()
+        let port = try Self.unusedPort()
         self.port = port
         let shared = try String(contentsOfFile: sharedConfig, encoding: .utf8)
         let config = shared.split(separator: "\n").map { $0.hasPrefix("Port ") ? "Port \(port)" : String($0) }
@@ -82,7 +82,8 @@ final class PrivateSSHServer: @unchecked Sendable {
         }
     }
 
-    private static func freePort() throws -> Int {
+    /// A loopback port nothing listens on right now.
+    static func unusedPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = loopback(0)

@@ -1,0 +1,108 @@
+import Foundation
+import RemoteProtocol
+import RemoteTransportSupport
+import SFTPRemote
+import Testing
+
+@Suite("SFTP dropped connections and cancellation", .enabled(if: SFTPTestServer.isEnabled, SFTPTestServer.skipReason))
+struct SFTPResilienceTests {
+    /// A private sshd is killed while an upload is in flight: the upload fails with a clear,
+    /// retryable error; once the server is back, the same store object works again.
+    @Test func serverStoppedMidTransferThenRestarted() async throws {
+        let server = try SFTPTestServer.current()
+        let privateServer = try PrivateSSHServer(copying: server.sshdConfig)
+        try privateServer.start()
+        defer { privateServer.stop() }
+
+        let url = server.uniqueURL(port: privateServer.port)
+        let store = try await SFTPRemoteStore(
+            configuration: RemoteStoreConfiguration(
+                url: url,
+                settings: ["identity-file": server.identityFile, "host-key-fingerprint": server.hostFingerprint]
+            ),
+            retryPolicy: RetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(50))
+        )
+        let folder = try TestProcess.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("big.bin")
+        try LargeFile.write(source, bytes: 256 << 20, seed: 7)
+
+        let upload = Task { try await store.upload(contentsOf: source, to: "big.bin") }
+        try await waitForTemporaryFile(in: server.localFolder(of: url), growingPast: 1 << 20)
+        privateServer.stop()
+
+        let error = await #expect(throws: RemoteStoreError.self) { try await upload.value }
+        #expect(error?.code == .unavailable || error?.code == .timedOut)
+        #expect(error?.isRetryable == true)
+        #expect(error?.message.contains("big.bin") == true || error?.message.contains("connect") == true)
+
+        try privateServer.start()
+        try await store.write(Data("after the restart".utf8), to: "small.txt")
+        #expect(try await store.read("small.txt") == Data("after the restart".utf8))
+        #expect(try await store.list(.root).map(\.name) == ["small.txt"], "the interrupted upload never becomes visible")
+        try await store.delete(.root / "small.txt")
+        await store.close()
+        try? FileManager.default.removeItem(at: server.localFolder(of: url))
+    }
+
+    /// Cancelling an upload stops it and removes the remote temporary file; the old content stays.
+    @Test func cancelledUploadRemovesItsTemporaryFile() async throws {
+        let server = try SFTPTestServer.current()
+        let url = server.uniqueURL()
+        let store = try await server.makeStore(url: url)
+        try await store.write(Data("previous".utf8), to: "target.bin")
+        let folder = try TestProcess.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let source = folder.appendingPathComponent("big.bin")
+        try LargeFile.write(source, bytes: 256 << 20, seed: 3)
+
+        let upload = Task { try await store.upload(contentsOf: source, to: "target.bin") }
+        let remoteFolder = server.localFolder(of: url)
+        try await waitForTemporaryFile(in: remoteFolder, growingPast: 1 << 20)
+        upload.cancel()
+
+        await #expect(throws: CancellationError.self) { try await upload.value }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: remoteFolder.path)
+        #expect(leftovers == ["target.bin"], "no temporary file is left behind")
+        #expect(try await store.read("target.bin") == Data("previous".utf8))
+        try await store.delete(.root / "target.bin")
+        await store.close()
+        try? FileManager.default.removeItem(at: remoteFolder)
+    }
+
+    /// Cancelling a download stops it and leaves no local file.
+    @Test func cancelledDownloadLeavesNoLocalFile() async throws {
+        let server = try SFTPTestServer.current()
+        let url = server.uniqueURL()
+        let store = try await server.makeStore(url: url)
+        let remoteFolder = server.localFolder(of: url)
+        try LargeFile.write(remoteFolder.appendingPathComponent("big.bin"), bytes: 256 << 20, seed: 5)
+        let folder = try TestProcess.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("copy.bin")
+
+        let download = Task { try await store.download("big.bin", to: destination) }
+        try await waitForTemporaryFile(in: folder, growingPast: 1 << 20)
+        download.cancel()
+
+        await #expect(throws: CancellationError.self) { try await download.value }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        await store.close()
+        try? FileManager.default.removeItem(at: remoteFolder)
+    }
+
+    /// Waits (at most a minute) until a `.rollsync-partial-` file in `folder` holds more than
+    /// `size` bytes: the transfer is then demonstrably in flight.
+    private func waitForTemporaryFile(in folder: URL, growingPast size: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names where name.hasPrefix(RemotePath.reservedTemporaryPrefix) {
+                let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)
+                if let bytes = attributes?[.size] as? Int, bytes > size { return }
+            }
+            await Task.yield()
+        }
+        Issue.record("no transfer started in \(folder.path)")
+    }
+}
