@@ -50,6 +50,7 @@ extension SFTPConnection {
         } catch {
             if handleIsOpen { _ = libssh2_sftp_close_handle(handle) }
             if !isBroken { try? ignoringMissing { try unlink(temporary) } }
+            retire()
             if let failure = error as? SFTPFailure {
                 throw failure.remoteStoreError("cannot upload '\(path)'", path: path)
             }
@@ -133,6 +134,7 @@ extension SFTPConnection {
                 try output.commit()
             } catch {
                 output.discard()
+                retire()
                 throw error
             }
         } catch let failure as SFTPFailure {

@@ -23,11 +23,23 @@ actor SFTPConnection {
     private var ssh: SSHSession?
     private var lastUse = ContinuousClock.now
     private let broken = Atomic<Bool>(false)
+    private let retired = Atomic<Bool>(false)
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    /// True once the SSH connection failed: the connection must not be used again.
+    /// True once the SSH connection failed: the connection must not be used again, and other
+    /// connections to the same server are suspect too (the server may have restarted).
     nonisolated var isBroken: Bool { broken.load(ordering: .relaxed) }
+
+    /// True if the connection works but must not be reused (see ``retire()``), or is broken.
+    nonisolated var isRetired: Bool { retired.load(ordering: .relaxed) || isBroken }
+
+    /// Marks a working connection as not reusable: after an interrupted transfer, libssh2 may
+    /// still expect answers to requests that were in flight, so the pool closes the connection
+    /// rather than risk confusing a later call.
+    func retire() {
+        retired.store(true, ordering: .relaxed)
+    }
 
     /// Creates an unconnected connection with its own thread; ``connect()`` opens it.
     init(settings: SFTPStoreSettings, name: String) {

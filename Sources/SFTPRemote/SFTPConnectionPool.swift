@@ -5,8 +5,10 @@ import RemoteProtocol
 /// parallel calls run on parallel SSH connections (a libssh2 session serves one call at a time).
 ///
 /// Connections are opened on demand and reused; a caller that finds every connection busy waits
-/// for one to be returned. A broken connection is closed when it comes back, and the next caller
-/// gets a fresh one: that is how the store reconnects after the server dropped it.
+/// for one to be returned. A broken connection is closed when it comes back, together with every
+/// idle one (when one connection drops, the server has often restarted and dropped them all), and
+/// the next caller gets a fresh one: that is how the store reconnects. A retired connection (after
+/// an interrupted transfer) is closed alone.
 actor SFTPConnectionPool {
     private let settings: SFTPStoreSettings
     private var idle: [SFTPConnection] = []
@@ -25,11 +27,11 @@ actor SFTPConnectionPool {
     func checkOut() async throws -> SFTPConnection {
         while true {
             guard !isClosed else {
-                throw RemoteStoreError(.unavailable, message: "the SFTP store for \(settings.knownHostsName) was closed")
+                throw RemoteStoreError(.unsupported, message: "the SFTP store for \(settings.knownHostsName) was closed")
             }
             if let connection = idle.popLast() {
                 await connection.refreshIfIdle()
-                if !connection.isBroken { return connection }
+                if !connection.isRetired { return connection }
                 await discard(connection)
                 continue
             }
@@ -49,9 +51,15 @@ actor SFTPConnectionPool {
         }
     }
 
-    /// Returns a connection; a broken one is closed instead of reused.
+    /// Returns a connection; a broken or retired one is closed instead of reused.
     func checkIn(_ connection: SFTPConnection) async {
-        if connection.isBroken || isClosed {
+        if connection.isBroken {
+            let suspects = idle
+            idle.removeAll()
+            for suspect in [connection] + suspects {
+                await discard(suspect)
+            }
+        } else if connection.isRetired || isClosed {
             await discard(connection)
         } else {
             idle.append(connection)

@@ -101,7 +101,7 @@ public final class SFTPRemoteStore: RemoteStore {
         try await withConnection { try await $0.delete(path) }
     }
 
-    /// Disconnects every connection. Calls made afterwards throw `unavailable`.
+    /// Disconnects every connection. Calls made afterwards throw `unsupported`.
     public func close() async {
         await pool.close()
     }

@@ -7,11 +7,15 @@ import Glibc
 /// A private sshd for one test, with the shared server's configuration (same host key, same
 /// authorized keys, same data folder) on another port, so the test can stop and restart it
 /// without disturbing the shared server.
+///
+/// sshd is started with posix_spawn, not Foundation's `Process`: on Linux, Foundation's child
+/// monitor blocks in `wait4` on a long-running child when another child exits, which would stall
+/// every other test that runs a tool.
 final class PrivateSSHServer: @unchecked Sendable {
-    // @unchecked Sendable: `process` is only touched by the test that owns the server, serially.
+    // @unchecked Sendable: `pid` is only touched by the test that owns the server, serially.
     let port: Int
     private let configFile: URL
-    private var process: Process?
+    private var pid: pid_t?
 
     /// Writes the configuration for a free port; ``start()`` runs the server.
     init(copying sharedConfig: String) throws {
@@ -29,28 +33,34 @@ final class PrivateSSHServer: @unchecked Sendable {
     }
 
     /// Starts sshd and returns once it accepts connections.
-    func start() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/sshd")
-        process.arguments = ["-D", "-e", "-f", configFile.path]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        for _ in 0..<500 where process.isRunning {
+    func start() async throws {
+        let arguments = ["/usr/sbin/sshd", "-D", "-e", "-f", configFile.path]
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var child: pid_t = 0
+        guard posix_spawn(&child, arguments[0], &actions, nil, argv, environ) == 0 else {
+            throw TestProcess.Failure(description: "cannot start /usr/sbin/sshd")
+        }
+        pid = child
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if Self.accepts(port) { return }
-            usleep(10_000)
+            await Task.yield()
         }
         throw TestProcess.Failure(description: "the private sshd did not start listening on port \(port)")
     }
 
     /// Kills the listener and every session process below it (a dropped server, as after a crash).
     func stop() {
-        guard let process, process.isRunning else { return }
-        let listener = process.processIdentifier
-        for pid in Self.descendants(of: listener) { kill(pid, SIGKILL) }
+        guard let listener = pid else { return }
+        for child in Self.descendants(of: listener) { kill(child, SIGKILL) }
         kill(listener, SIGKILL)
-        process.waitUntilExit()
-        self.process = nil
+        waitpid(listener, nil, 0)
+        pid = nil
     }
 
     private static func descendants(of root: Int32) -> [Int32] {

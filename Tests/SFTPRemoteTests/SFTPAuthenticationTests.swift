@@ -16,7 +16,7 @@ struct SFTPAuthenticationTests {
         let server = try SFTPTestServer.current()
         let folder = try TestProcess.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let stranger = try TestProcess.generateKey(type: "ed25519", in: folder)
+        let stranger = try await TestProcess.generateKey(type: "ed25519", in: folder)
         let error = await #expect(throws: RemoteStoreError.self) {
             try await server.makeStore(settings: ["identity-file": stranger])
         }
@@ -47,7 +47,7 @@ struct SFTPAuthenticationTests {
         let server = try SFTPTestServer.current()
         let folder = try TestProcess.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let rsa = try TestProcess.generateKey(type: "rsa", in: folder)
+        let rsa = try await TestProcess.generateKey(type: "rsa", in: folder)
         try FileManager.default.removeItem(atPath: rsa + ".pub")  // the type must come from the private key itself
         let error = await #expect(throws: RemoteStoreError.self) {
             try await server.makeStore(settings: ["identity-file": rsa])
@@ -63,7 +63,7 @@ struct SFTPAuthenticationTests {
         let folder = try TestProcess.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let passphrase = "correct horse \(UUID().uuidString)"
-        let key = try TestProcess.generateKey(type: type, in: folder, passphrase: passphrase)
+        let key = try await TestProcess.generateKey(type: type, in: folder, passphrase: passphrase)
         try authorize(publicKeyOf: key, on: server)
 
         let store = try await server.makeStore(settings: ["identity-file": key], secrets: ["passphrase": passphrase])

@@ -25,7 +25,7 @@ struct SFTPHostKeyTests {
         let server = try SFTPTestServer.current()
         let folder = try TestProcess.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let impostor = try TestProcess.generateKey(type: "ed25519", in: folder)
+        let impostor = try await TestProcess.generateKey(type: "ed25519", in: folder)
         let impostorKey = try String(contentsOfFile: impostor + ".pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
         let knownHosts = folder.appendingPathComponent("known_hosts")
         try "[\(server.host)]:\(server.port) \(impostorKey)\n".write(to: knownHosts, atomically: true, encoding: .utf8)
@@ -50,7 +50,7 @@ struct SFTPHostKeyTests {
         await first.close()
         let recorded = try String(contentsOfFile: knownHosts, encoding: .utf8)
         #expect(recorded.hasPrefix("[\(server.host)]:\(server.port) ssh-ed25519 "))
-        #expect(TestProcess.fingerprints(ofKnownHosts: knownHosts).contains(server.hostFingerprint))
+        #expect(await TestProcess.fingerprints(ofKnownHosts: knownHosts).contains(server.hostFingerprint))
 
         let second = try await server.makeStore(settings: ["known-hosts": knownHosts])
         #expect(try await second.list(.root).isEmpty)
@@ -64,7 +64,7 @@ struct SFTPHostKeyTests {
         let knownHosts = folder.appendingPathComponent("known_hosts")
         let comment = "# a comment, and a line libssh2 cannot parse, are both skipped\n@cert-authority *.example.com ssh-ed25519 AAAA\n"
         try (comment + String(contentsOfFile: server.knownHostsFile, encoding: .utf8)).write(to: knownHosts, atomically: true, encoding: .utf8)
-        try TestProcess.run("/usr/bin/ssh-keygen", ["-q", "-H", "-f", knownHosts.path])
+        try await TestProcess.run("/usr/bin/ssh-keygen", ["-q", "-H", "-f", knownHosts.path])
         #expect(try String(contentsOf: knownHosts, encoding: .utf8).contains("|1|"))
 
         let store = try await server.makeStore(settings: ["known-hosts": knownHosts.path])
@@ -90,8 +90,8 @@ struct SFTPHostKeyTests {
 
 extension TestProcess {
     /// The SHA-256 fingerprints `ssh-keygen -l` reads from a known_hosts file.
-    static func fingerprints(ofKnownHosts path: String) -> [String] {
-        let output = (try? run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", path])) ?? ""
+    static func fingerprints(ofKnownHosts path: String) async -> [String] {
+        let output = (try? await run("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", path])) ?? ""
         return output.split(separator: "\n").compactMap { $0.split(separator: " ").dropFirst().first.map(String.init) }
     }
 }

@@ -7,6 +7,10 @@ import Testing
 struct SFTPLargeFileTests {
     /// A 256 MB file goes up and comes back byte for byte, while the process's peak resident
     /// memory grows by far less than the file (transfers stream through one buffer).
+    ///
+    /// The peak is process-wide and other suites run in parallel in the same process, so the bound
+    /// is half the file: alone, the growth stays under 32 MiB; a store that held the file in
+    /// memory would grow by at least its 256 MiB.
     @Test func twoHundredFiftySixMegabyteFileRoundTripsWithBoundedMemory() async throws {
         let server = try SFTPTestServer.current()
         let size = 256 << 20
@@ -25,7 +29,7 @@ struct SFTPLargeFileTests {
         let growth = try PeakMemory.read() - before
 
         #expect(try LargeFile.identical(source, copy))
-        #expect(growth < size / 8, "peak resident memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB file")
+        #expect(growth < size / 2, "peak resident memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB file")
         try await store.delete(.root / "big.bin")
         await store.close()
         try? FileManager.default.removeItem(at: server.localFolder(of: url))

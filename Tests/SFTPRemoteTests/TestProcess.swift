@@ -6,21 +6,30 @@ enum TestProcess {
         var description: String
     }
 
+    /// Runs a short-lived tool with little output, suspending (not blocking a thread) until it exits.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> String {
+    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(executable) exited with status \(process.terminationStatus)")
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { finished in
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                if finished.terminationStatus == 0 {
+                    continuation.resume(returning: String(decoding: data, as: UTF8.self))
+                } else {
+                    continuation.resume(throwing: Failure(description: "\(executable) exited with status \(finished.terminationStatus)"))
+                }
+            }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+            }
         }
-        return String(decoding: data, as: UTF8.self)
     }
 
     /// A fresh temporary folder for one test's files.
@@ -32,11 +41,11 @@ enum TestProcess {
 
     /// Generates an SSH key pair with `ssh-keygen` in `folder` and returns the private key's path.
     /// The test passphrase is a throwaway fixture value.
-    static func generateKey(type: String, in folder: URL, passphrase: String = "") throws -> String {
+    static func generateKey(type: String, in folder: URL, passphrase: String = "") async throws -> String {
         let path = folder.appendingPathComponent("key-\(type)-\(UUID().uuidString)").path
         var arguments = ["-q", "-t", type, "-N", passphrase, "-C", "rollsync-test", "-f", path]
         if type == "rsa" { arguments += ["-b", "2048"] }
-        try run("/usr/bin/ssh-keygen", arguments)
+        try await run("/usr/bin/ssh-keygen", arguments)
         return path
     }
 }
