@@ -14,9 +14,10 @@ import Synchronization
 /// timeout) marks it broken (``isBroken``); the pool then discards it and the store retries the
 /// call on a fresh connection.
 actor SFTPConnection {
-    /// Bytes moved per libssh2 read or write call: a multiple of libssh2's 30,000-byte SFTP packet,
-    /// large enough for libssh2 to keep many packets in flight (it pipelines within one call).
-    static let transferBufferSize = 30_000 * 32
+    /// Bytes moved per libssh2 read or write call: 64 of libssh2's 30,000-byte SFTP packets, so
+    /// that libssh2 (which pipelines within one call) keeps about OpenSSH's 2 MiB channel window
+    /// of writes in flight, and reads ahead four times as much.
+    static let transferBufferSize = 30_000 * 64
 
     private let executor: DedicatedThreadExecutor
     let settings: SFTPStoreSettings

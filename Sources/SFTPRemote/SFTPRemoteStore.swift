@@ -28,7 +28,7 @@ import RemoteTransportSupport
 ///   ``RemoteTransportSupport/DedicatedThreadExecutor``), never on Swift's cooperative pool. Up to
 ///   `connections` SSH connections (default 4) serve parallel calls. Every call is idempotent, so a
 ///   call that fails because the connection dropped or timed out is retried on a fresh connection
-///   under ``retryPolicy``. Transfers stream through 960,000-byte buffers (32 SFTP packets, which
+///   under ``retryPolicy``. Transfers stream through 1,920,000-byte buffers (64 SFTP packets, which
 ///   libssh2 pipelines) and stop at task cancellation, removing the remote temporary file.
 public final class SFTPRemoteStore: RemoteStore {
     /// No server-side copy, no atomic replace, 1-second modification times.
