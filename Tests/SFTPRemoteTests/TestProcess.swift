@@ -8,10 +8,11 @@ enum TestProcess {
 
     /// Runs a short-lived tool with little output, suspending (not blocking a thread) until it exits.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
