@@ -34,12 +34,35 @@ func openStore() async throws -> SFTPRemoteStore {
     )
 }
 
-/// Runs `body` and returns the elapsed seconds.
-func seconds(_ body: () async throws -> Void) async rethrows -> Double {
+/// Wall-clock seconds and CPU seconds (user + system) of one measured step.
+struct Measurement {
+    var wall = Double.infinity
+    var cpu = Double.infinity
+
+    /// Keeps the faster of two runs.
+    mutating func keepBest(_ other: Measurement) {
+        if other.wall < wall { self = other }
+    }
+}
+
+/// CPU seconds used so far by this process (`RUSAGE_SELF`) or by its finished children.
+func cpuSeconds(_ who: __rusage_who) -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(who.rawValue), &usage)
+    let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+    let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    return user + system
+}
+
+/// Runs `body`, timing it and counting the CPU of this process, or of the child processes it runs.
+func measure(children: Bool = false, _ body: () async throws -> Void) async rethrows -> Measurement {
+    let who = children ? RUSAGE_CHILDREN : RUSAGE_SELF
+    let startCPU = cpuSeconds(who)
     let start = ContinuousClock.now
     try await body()
     let elapsed = ContinuousClock.now - start
-    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return Measurement(wall: wall, cpu: cpuSeconds(who) - startCPU)
 }
 
 /// Runs `sftp -b` with `commands`, failing loudly if it fails.
@@ -61,74 +84,93 @@ func runSFTPClient(_ commands: String) throws {
     }
 }
 
-/// Writes `megabytes` MB of pseudo-random bytes (incompressible) without holding them in memory.
+/// Writes `megabytes` MiB of pseudo-random bytes (a xorshift sequence: incompressible, and cheap
+/// to make) without holding them in memory.
 func makeRandomFile(_ url: URL, megabytes: Int) throws {
     _ = FileManager.default.createFile(atPath: url.path, contents: nil)
     let handle = try FileHandle(forWritingTo: url)
     defer { try? handle.close() }
-    var generator = SystemRandomNumberGenerator()
+    var state = UInt64.random(in: 1...UInt64.max)
     var chunk = [UInt64](repeating: 0, count: 1 << 17)
     for _ in 0..<megabytes {
-        for index in chunk.indices { chunk[index] = generator.next() }
+        for index in chunk.indices {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            chunk[index] = state
+        }
         try chunk.withUnsafeBytes { try handle.write(contentsOf: Data($0)) }
     }
 }
 
-func throughputLine(_ label: String, bytes: Int, ours: Double, theirs: Double) -> String {
+func throughputLine(_ label: String, bytes: Int, ours: Measurement, theirs: Measurement) -> String {
     let mb = Double(bytes) / 1_000_000
     return String(
-        format: "%@: RollingSync %.1f MB/s, sftp %.1f MB/s, ratio %.2f (target ≥ 0.80)",
-        label, mb / ours, mb / theirs, theirs / ours
+        format: "%@: RollingSync %.1f MB/s, sftp %.1f MB/s, ratio %.2f (target ≥ 0.80); client CPU %.2f s vs %.2f s",
+        label, mb / ours.wall, mb / theirs.wall, theirs.wall / ours.wall, ours.cpu, theirs.cpu
     )
 }
 
-let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sftp-benchmark-\(UUID().uuidString)")
-try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: scratch) }
-let source = scratch.appendingPathComponent("source.bin")
-let downloaded = scratch.appendingPathComponent("downloaded.bin")
-try makeRandomFile(source, megabytes: megabytes)
-let bytes = megabytes << 20
-let remoteFolder = "\(dataFolder)/\(benchmarkFolder)"
+/// Measures everything and prints the report.
+func runBenchmark() async throws {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sftp-benchmark-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let source = scratch.appendingPathComponent("source.bin")
+    let downloaded = scratch.appendingPathComponent("downloaded.bin")
+    try makeRandomFile(source, megabytes: megabytes)
+    let bytes = megabytes << 20
+    let remoteFolder = "\(dataFolder)/\(benchmarkFolder)"
 
-print("SFTPBenchmark: \(megabytes) MiB file, sshd at \(host):\(port), best of \(runs) runs")
-var ourUpload = Double.infinity
-var theirUpload = Double.infinity
-var ourDownload = Double.infinity
-var theirDownload = Double.infinity
-for _ in 0..<runs {
-    ourUpload = min(ourUpload, try await seconds {
-        let store = try await openStore()
-        try await store.upload(contentsOf: source, to: "big.bin")
-        await store.close()
-    })
-    theirUpload = min(theirUpload, try await seconds { try runSFTPClient("put \(source.path) \(remoteFolder)/cli.bin\n") })
-    ourDownload = min(ourDownload, try await seconds {
-        let store = try await openStore()
-        try await store.download("big.bin", to: downloaded)
-        await store.close()
-    })
-    theirDownload = min(theirDownload, try await seconds { try runSFTPClient("get \(remoteFolder)/cli.bin \(downloaded.path)\n") })
-}
-print(throughputLine("upload  ", bytes: bytes, ours: ourUpload, theirs: theirUpload))
-print(throughputLine("download", bytes: bytes, ours: ourDownload, theirs: theirDownload))
+    print("SFTPBenchmark: \(megabytes) MiB file, sshd at \(host):\(port), best of \(runs) runs")
+    var ourUpload = Measurement()
+    var theirUpload = Measurement()
+    var ourDownload = Measurement()
+    var theirDownload = Measurement()
+    for _ in 0..<runs {
+        ourUpload.keepBest(try await measure {
+            let store = try await openStore()
+            try await store.upload(contentsOf: source, to: "big.bin")
+            await store.close()
+        })
+        theirUpload.keepBest(try await measure(children: true) { try runSFTPClient("put \(source.path) \(remoteFolder)/cli.bin\n") })
+        ourDownload.keepBest(try await measure {
+            let store = try await openStore()
+            try await store.download("big.bin", to: downloaded)
+            await store.close()
+        })
+        theirDownload.keepBest(try await measure(children: true) { try runSFTPClient("get \(remoteFolder)/cli.bin \(downloaded.path)\n") })
+    }
+    print(throughputLine("upload  ", bytes: bytes, ours: ourUpload, theirs: theirUpload))
+    print(throughputLine("download", bytes: bytes, ours: ourDownload, theirs: theirDownload))
 
-// Listing: 1,000 empty files, created directly in the server's folder (it is on this machine).
-let listFolder = URL(fileURLWithPath: remoteFolder).appendingPathComponent("list")
-try FileManager.default.createDirectory(at: listFolder, withIntermediateDirectories: true)
-for index in 0..<1000 {
-    _ = FileManager.default.createFile(atPath: listFolder.appendingPathComponent("file-\(index).txt").path, contents: Data())
+    // Listing: 1,000 empty files, created directly in the server's folder (it is on this machine).
+    let listFolder = URL(fileURLWithPath: remoteFolder).appendingPathComponent("list")
+    try FileManager.default.createDirectory(at: listFolder, withIntermediateDirectories: true)
+    for index in 0..<1000 {
+        _ = FileManager.default.createFile(atPath: listFolder.appendingPathComponent("file-\(index).txt").path, contents: Data())
+    }
+    let store = try await openStore()
+    var listing = Measurement()
+    var count = 0
+    for _ in 0..<runs {
+        listing.keepBest(try await measure { count = try await store.list("list").count })
+    }
+    let cliListing = try await measure(children: true) { try runSFTPClient("ls -l \(remoteFolder)/list\n") }
+    print(String(
+        format: "list of %d files: 1 store request, %.1f ms (sftp ls -l, with its connection set-up: %.1f ms)",
+        count, listing.wall * 1000, cliListing.wall * 1000
+    ))
+    try await store.delete(.root / "list")
+    try await store.delete(.root / "big.bin")
+    try await store.delete(.root / "cli.bin")
+    await store.close()
+    try? FileManager.default.removeItem(atPath: remoteFolder)
 }
-let store = try await openStore()
-var listing = Double.infinity
-var count = 0
-for _ in 0..<runs {
-    listing = min(listing, try await seconds { count = try await store.list("list").count })
+
+do {
+    try await runBenchmark()
+} catch {
+    FileHandle.standardError.write(Data("SFTPBenchmark failed: \(error)\n".utf8))
+    exit(1)
 }
-let cliListing = try await seconds { try runSFTPClient("ls -l \(remoteFolder)/list\n") }
-print(String(format: "list of %d files: 1 store request, %.1f ms (sftp ls -l, with its connection set-up: %.1f ms)", count, listing * 1000, cliListing * 1000))
-try await store.delete(.root / "list")
-try await store.delete(.root / "big.bin")
-try await store.delete(.root / "cli.bin")
-await store.close()
-try? FileManager.default.removeItem(atPath: remoteFolder)
