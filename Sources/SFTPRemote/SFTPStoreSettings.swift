@@ -20,8 +20,9 @@ struct SFTPStoreSettings: Sendable {
         case hostKeyFingerprint = "host-key-fingerprint"
         /// `true` to record an unknown host's key into `known-hosts` and accept it. Default `false`.
         case trustOnFirstUse = "trust-on-first-use"
-        /// `true` or `false`: authenticate with the keys of a running ssh-agent. Default: `true`
-        /// when `SSH_AUTH_SOCK` is set.
+        /// `true` or `false`: authenticate with the keys of the ssh-agent at `SSH_AUTH_SOCK`; or
+        /// the absolute path of an agent's socket to use that one. Default: `true` when
+        /// `SSH_AUTH_SOCK` is set.
         case sshAgent = "ssh-agent"
         /// Seconds to wait for the connection and for each answer of the server. Default 30.
         case timeout = "timeout"
@@ -56,6 +57,8 @@ struct SFTPStoreSettings: Sendable {
     var pinnedFingerprint: String?
     var trustOnFirstUse: Bool
     var useAgent: Bool
+    /// The agent socket to use instead of `SSH_AUTH_SOCK`, if the `ssh-agent` setting names one.
+    var agentSocket: String?
     var timeout: Duration
     var keepaliveInterval: Duration
     var maximumConnections: Int
@@ -111,7 +114,12 @@ struct SFTPStoreSettings: Sendable {
         knownHostsFile = Self.expandingTilde(settings[Key.knownHosts.rawValue] ?? "~/.ssh/known_hosts", home: home)
         pinnedFingerprint = try settings[Key.hostKeyFingerprint.rawValue].map(Self.normalisedFingerprint)
         trustOnFirstUse = try Self.bool(settings, .trustOnFirstUse) ?? false
-        useAgent = try Self.bool(settings, .sshAgent) ?? (environment["SSH_AUTH_SOCK"] != nil)
+        if let socket = settings[Key.sshAgent.rawValue], socket.hasPrefix("/") {
+            useAgent = true
+            agentSocket = socket
+        } else {
+            useAgent = try Self.bool(settings, .sshAgent) ?? (environment["SSH_AUTH_SOCK"] != nil)
+        }
         timeout = try Self.seconds(settings, .timeout) ?? .seconds(30)
         keepaliveInterval = try Self.seconds(settings, .keepaliveInterval) ?? .seconds(30)
         maximumConnections = try Self.integer(settings, .connections, in: 1...16) ?? 4
@@ -156,7 +164,9 @@ struct SFTPStoreSettings: Sendable {
         switch value.lowercased() {
         case "true", "yes", "1": return true
         case "false", "no", "0": return false
-        default: throw invalid("the setting '\(key.rawValue)' must be true or false, not '\(value)'")
+        default:
+            let alternative = key == .sshAgent ? ", or the absolute path of an agent socket," : ""
+            throw invalid("the setting '\(key.rawValue)' must be true or false\(alternative) not '\(value)'")
         }
     }
 

@@ -3,7 +3,8 @@ import Foundation
 import RemoteProtocol
 
 /// Logs a user in on an SSH session that passed host-key verification, trying in turn: the
-/// configured identity file (with its passphrase), the password, the keys of a running ssh-agent,
+/// configured identity file (with its passphrase), the password, the keys of a running ssh-agent
+/// (`ssh-agent` setting),
 /// and, when neither an identity file nor a password is configured, the default keys
 /// `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`. Only methods the server offers are tried.
 ///
@@ -87,10 +88,14 @@ struct SSHAuthenticator {
         return false
     }
 
-    /// Tries every identity of the ssh-agent at `SSH_AUTH_SOCK`; true on success.
+    /// Tries every identity of the ssh-agent (at the configured socket, else `SSH_AUTH_SOCK`);
+    /// true on success.
     private func tryAgent(session: OpaquePointer) throws -> Bool {
         guard let agent = libssh2_agent_init(session) else { return false }
         defer { libssh2_agent_free(agent) }
+        if let socket = settings.agentSocket {
+            libssh2_agent_set_identity_path(agent, socket)
+        }
         guard libssh2_agent_connect(agent) == 0 else { return false }
         defer { libssh2_agent_disconnect(agent) }
         guard libssh2_agent_list_identities(agent) == 0 else { return false }

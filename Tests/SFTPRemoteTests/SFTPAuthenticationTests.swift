@@ -80,6 +80,30 @@ struct SFTPAuthenticationTests {
         #expect(error.map { "\($0)".contains(wrong) } == false)
     }
 
+    @Test func sshAgentKeyLogsIn() async throws {
+        let server = try SFTPTestServer.current()
+        let folder = try TestProcess.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = try await TestProcess.generateKey(type: "ed25519", in: folder)
+        try authorize(publicKeyOf: key, on: server)
+        let socket = folder.appendingPathComponent("agent.sock").path
+        let agent = try SpawnedProcess(["/usr/bin/ssh-agent", "-D", "-a", socket])
+        defer { agent.stop() }
+        try await agent.waitUntil("ssh-agent listens") { FileManager.default.fileExists(atPath: socket) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["SSH_AUTH_SOCK"] = socket
+        try await TestProcess.run("/usr/bin/ssh-add", ["-q", key], environment: environment)
+        try FileManager.default.removeItem(atPath: key)  // only the agent holds the key now
+
+        let store = try await SFTPRemoteStore(configuration: RemoteStoreConfiguration(
+            url: server.uniqueURL(), settings: ["known-hosts": server.knownHostsFile, "ssh-agent": socket]
+        ))
+        try await store.write(Data("via the agent".utf8), to: "agent.txt")
+        #expect(try await store.read("agent.txt") == Data("via the agent".utf8))
+        try await store.delete(.root / "agent.txt")
+        await store.close()
+    }
+
     @Test func passwordLogsInAndAWrongPasswordFails() async throws {
         let server = try SFTPTestServer.current()
         let user = try #require(server.passwordUser, "the test server has no password account (sshd.sh could not create one)")
