@@ -79,7 +79,7 @@ UsePAM no
 AllowUsers $allow
 MaxStartups 100
 MaxSessions 50
-Subsystem sftp internal-sftp -l DEBUG1
+Subsystem sftp internal-sftp
 LogLevel VERBOSE
 CONFIG
     /usr/sbin/sshd -t -f "$dir/sshd_config"

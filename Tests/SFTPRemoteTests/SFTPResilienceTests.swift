@@ -35,8 +35,10 @@ struct SFTPResilienceTests {
         }
 
         let upload = Task { try await store.upload(contentsOf: source, to: "big.bin") }
-        try await waitForTemporaryFile(in: server.localFolder(of: url), growingPast: 1 << 20)
-        privateServer.stop()
+        let stopped = await TransferWatcher.act(whenTemporaryFileIn: server.localFolder(of: url), exceeds: 1 << 20) {
+            privateServer.stop()
+        }
+        #expect(stopped, "the upload never started")
 
         let error = await #expect(throws: RemoteStoreError.self) { try await upload.value }
         #expect(error?.code == .unavailable || error?.code == .timedOut)
@@ -65,8 +67,8 @@ struct SFTPResilienceTests {
 
         let upload = Task { try await store.upload(contentsOf: source, to: "target.bin") }
         let remoteFolder = server.localFolder(of: url)
-        try await waitForTemporaryFile(in: remoteFolder, growingPast: 1 << 20)
-        upload.cancel()
+        let cancelled = await TransferWatcher.act(whenTemporaryFileIn: remoteFolder, exceeds: 1 << 20) { upload.cancel() }
+        #expect(cancelled, "the upload never started")
 
         await #expect(throws: CancellationError.self) { try await upload.value }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: remoteFolder.path)
@@ -89,27 +91,12 @@ struct SFTPResilienceTests {
         let destination = folder.appendingPathComponent("copy.bin")
 
         let download = Task { try await store.download("big.bin", to: destination) }
-        try await waitForTemporaryFile(in: folder, growingPast: 1 << 20)
-        download.cancel()
+        let cancelled = await TransferWatcher.act(whenTemporaryFileIn: folder, exceeds: 1 << 20) { download.cancel() }
+        #expect(cancelled, "the download never started")
 
         await #expect(throws: CancellationError.self) { try await download.value }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
         await store.close()
         try? FileManager.default.removeItem(at: remoteFolder)
-    }
-
-    /// Waits (at most a minute) until a `.rollsync-partial-` file in `folder` holds more than
-    /// `size` bytes: the transfer is then demonstrably in flight.
-    private func waitForTemporaryFile(in folder: URL, growingPast size: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names where name.hasPrefix(RemotePath.reservedTemporaryPrefix) {
-                let attributes = try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)
-                if let bytes = attributes?[.size] as? Int, bytes > size { return }
-            }
-            await Task.yield()
-        }
-        Issue.record("no transfer started in \(folder.path)")
     }
 }

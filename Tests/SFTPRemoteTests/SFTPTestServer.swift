@@ -26,6 +26,11 @@ struct SFTPTestServer: Sendable {
     /// True when the server is configured, or required (then a missing server fails the test).
     static let isEnabled = configured != nil || environment["ROLLSYNC_REQUIRE_TEST_SERVERS"] == "1"
 
+    /// True when the password account exists, or when test servers are required (then its
+    /// absence fails the test).
+    static let hasPasswordAccount = environment["ROLLSYNC_TEST_SFTP_PASSWORD_USER"] != nil
+        || environment["ROLLSYNC_REQUIRE_TEST_SERVERS"] == "1"
+
     /// Why the suites skip.
     static let skipReason: Comment = "the SFTP test server is not running: run Scripts/test.sh, or Scripts/test-servers.sh start and source .test-servers/env"
 
