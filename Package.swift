@@ -14,6 +14,8 @@ let sharedSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+
 let package = Package(
     name: "RollingSync",
     platforms: [.macOS(.v15)],
@@ -21,6 +23,7 @@ let package = Package(
         .library(name: "RemoteProtocol", targets: ["RemoteProtocol"]),
         .library(name: "InMemoryRemote", targets: ["InMemoryRemote"]),
         .library(name: "FileRemote", targets: ["FileRemote"]),
+        .library(name: "SFTPRemote", targets: ["SFTPRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
         .library(name: "SyncCore", targets: ["SyncCore"]),
@@ -29,26 +32,44 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // MARK: The remote side: protocol, backends, contract suite
+
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
+        .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "InMemoryRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(
             name: "FileRemote",
             dependencies: ["RemoteProtocol", "RemoteTransportSupport"],
             swiftSettings: sharedSwiftSettings
         ),
-        .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
-        .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .systemLibrary(name: "CLibSSH2", pkgConfig: "libssh2", providers: [.apt(["libssh2-1-dev"])]),
         .target(
-            name: "SyncCore",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            name: "SFTPRemote",
+            dependencies: ["RemoteProtocol", "RemoteTransportSupport", "CLibSSH2"],
             swiftSettings: sharedSwiftSettings
         ),
+        .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+
+        // MARK: The local side and the synchronisation operations
+
+        .target(name: "SyncCore", dependencies: [grdb], swiftSettings: sharedSwiftSettings),
+
+        // MARK: Benchmarks (executables that print ratios; run with Scripts/benchmark.sh NAME)
+
         .executableTarget(
             name: "SyncCoreBenchmark",
-            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SyncCore", grdb],
             path: "Benchmarks/SyncCoreBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
+        .executableTarget(
+            name: "SFTPBenchmark",
+            dependencies: ["SFTPRemote", "RemoteProtocol"],
+            path: "Benchmarks/SFTPBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
+
+        // MARK: Tests
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
@@ -67,8 +88,8 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
-            name: "SyncCoreTests",
-            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "SFTPRemoteTests",
+            dependencies: ["SFTPRemote", "RemoteStoreConformance", "RemoteTransportSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
@@ -76,6 +97,7 @@ let package = Package(
             dependencies: ["RemoteStoreConformance", "InMemoryRemote"],
             swiftSettings: sharedSwiftSettings
         ),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb], swiftSettings: sharedSwiftSettings),
     ],
     swiftLanguageModes: [.v6]
 )
