@@ -27,7 +27,7 @@ let package = Package(
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
         .target(name: "InMemoryRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
-        .target(name: "FileRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .target(name: "FileRemote", dependencies: ["RemoteProtocol", "RemoteTransportSupport"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
 
