@@ -23,6 +23,10 @@ let package = Package(
         .library(name: "FileRemote", targets: ["FileRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
+        .library(name: "SyncCore", targets: ["SyncCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
@@ -30,6 +34,11 @@ let package = Package(
         .target(name: "FileRemote", dependencies: ["RemoteProtocol", "RemoteTransportSupport"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .target(
+            name: "SyncCore",
+            dependencies: ["RemoteProtocol", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: sharedSwiftSettings
+        ),
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
@@ -50,6 +59,11 @@ let package = Package(
         .testTarget(
             name: "RemoteStoreConformanceTests",
             dependencies: ["RemoteStoreConformance", "InMemoryRemote"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "SyncEngineTests",
+            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: sharedSwiftSettings
         ),
     ],
