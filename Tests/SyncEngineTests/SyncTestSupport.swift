@@ -116,7 +116,7 @@ final class TestClient: Sendable {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // The tests do not need durability against power loss; skipping fsync keeps them fast.
-            try db.execute(sql: "PRAGMA synchronous = OFF")
+            try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY")
         }
         database = try DatabaseQueue(path: directory.url.appendingPathComponent("\(name).sqlite").path, configuration: configuration)
         try database.write { db in try db.execute(sql: schema) }

@@ -160,7 +160,7 @@ public actor DocumentSyncManager {
                 layout: application.layout.document(documentID),
                 clientID: application.clientID,
                 integrityKey: integrityKey,
-                lastRecentSync: registration.lastRecentSync,
+                recentSyncMarkers: registration.recentSyncMarkers,
                 localStore: localStore,
                 state: state,
                 resolver: delegate.conflictResolver,

@@ -5,8 +5,8 @@ import GRDB
 /// database (created by the `rollingsync_registration` migration):
 ///
 /// - `rollingsync_registration`: one row; the document, this client's remote identifier, the
-///   integrity key adopted at registration, whether registration completed, and the name of this
-///   client's current last-sync marker (so the next sync deletes it without a listing).
+///   integrity key adopted at registration, whether registration completed, and the names of this
+///   client's last-sync markers (so the next sync deletes them without a listing).
 /// - `rollingsync_outgoing`: at most one row; the change set being pushed, recorded *before* its
 ///   upload, so a sync that fails with the upload's outcome unknown finds out on the next run
 ///   whether the set arrived (see ``OutgoingChangeSet``).
@@ -20,7 +20,9 @@ struct LocalSyncState: Sendable {
         var remoteClientID: String
         var integrityKey: String?
         var isRegistered: Bool
-        var lastRecentSync: String?
+        /// The names of this client's last-sync markers that may exist remotely (normally one; more
+        /// after a sync failed while replacing its marker).
+        var recentSyncMarkers: [String]
     }
 
     let writer: any DatabaseWriter
@@ -40,7 +42,8 @@ struct LocalSyncState: Sendable {
                     remoteClientID: row["remote_client_id"],
                     integrityKey: row["integrity_key"],
                     isRegistered: row["registered"],
-                    lastRecentSync: row["last_recent_sync"]
+                    recentSyncMarkers: (row["recent_sync_markers"] as String?)?
+                        .split(separator: "\n").map(String.init) ?? []
                 )
             }
         }
@@ -80,10 +83,13 @@ struct LocalSyncState: Sendable {
         try writer.write { db in try db.execute(sql: "UPDATE rollingsync_registration SET registered = 0") }
     }
 
-    /// Records the name of this client's current last-sync marker.
-    func setLastRecentSync(_ fileName: String) throws {
+    /// Records the names of this client's last-sync markers that may exist remotely.
+    func setRecentSyncMarkers(_ fileNames: [String]) throws {
         try writer.write { db in
-            try db.execute(sql: "UPDATE rollingsync_registration SET last_recent_sync = ?", arguments: [fileName])
+            try db.execute(
+                sql: "UPDATE rollingsync_registration SET recent_sync_markers = ?",
+                arguments: [fileNames.joined(separator: "\n")]
+            )
         }
     }
 
@@ -125,7 +131,7 @@ struct LocalSyncState: Sendable {
                         remote_client_id TEXT NOT NULL,
                         integrity_key TEXT,
                         registered INTEGER NOT NULL DEFAULT 0,
-                        last_recent_sync TEXT);
+                        recent_sync_markers TEXT);
                     CREATE TABLE rollingsync_outgoing (
                         id INTEGER PRIMARY KEY CHECK (id = 1),
                         file_name TEXT NOT NULL,

@@ -31,7 +31,7 @@ struct Synchronizer {
     let layout: DocumentLayout
     let clientID: SyncIdentifier
     let integrityKey: String
-    let lastRecentSync: String?
+    let recentSyncMarkers: [String]
     let localStore: LocalStore
     let state: LocalSyncState
     let resolver: ConflictResolver
@@ -187,18 +187,24 @@ struct Synchronizer {
         return result
     }
 
-    /// Writes the new last-sync marker, then deletes the previous one. A failure here does not
-    /// fail the sync (the data is synced); it is reported as a warning.
+    /// Writes the new last-sync marker, then deletes the previous ones. The new name is recorded
+    /// before the upload and old names are forgotten only once deleted, so a failure anywhere
+    /// leaves no marker behind for good. A failure here does not fail the sync (the data is
+    /// synced); it is reported as a warning.
     private func recordSync(appliedThrough: [String: String], into report: inout SyncReport) async {
         progress(SyncProgress(phase: .recording))
-        let now = Date()
-        let name = RecentSyncName(clientID: clientID, date: now)
+        let name = RecentSyncName(clientID: clientID, date: Date())
+        var markers = recentSyncMarkers.filter { $0 != name.fileName }
         do {
+            try local { try state.setRecentSyncMarkers(markers + [name.fileName]) }
             let record = RecentSyncRecord(clientID: clientID, syncedAt: name.date, appliedThrough: appliedThrough)
             try await remote.writeJSON(record, to: layout.recentSync(name))
-            try local { try state.setLastRecentSync(name.fileName) }
-            if let previous = lastRecentSync.flatMap(RecentSyncName.init(fileName:)), previous != name {
-                try await remote.delete(layout.recentSync(previous))
+            while let previous = markers.first {
+                if let old = RecentSyncName(fileName: previous) {
+                    try await remote.delete(layout.recentSync(old))
+                }
+                markers.removeFirst()
+                try local { try state.setRecentSyncMarkers(markers + [name.fileName]) }
             }
         } catch {
             report.warnings.append(.lastSyncNotRecorded(reason: "\(error)"))

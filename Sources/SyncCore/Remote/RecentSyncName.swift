@@ -13,13 +13,17 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
 
     /// The client that synced.
     public let clientID: SyncIdentifier
+    /// When it synced, in whole milliseconds since 1970-01-01 UTC (kept as an integer so a name
+    /// parsed and formatted again is exactly the same name).
+    public let millisecondsSince1970: Int64
+
     /// When it synced, to the millisecond.
-    public let date: Date
+    public var date: Date { Date(timeIntervalSince1970: TimeInterval(millisecondsSince1970) / 1000) }
 
     /// Names the marker of `clientID` syncing at `date` (rounded down to the millisecond).
     public init(clientID: SyncIdentifier, date: Date) {
         self.clientID = clientID
-        self.date = Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     /// Parses a listed file name; `nil` for anything that is not a last-sync marker.
@@ -28,21 +32,20 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
         guard fileName.hasSuffix(suffix), let at = fileName.lastIndex(of: "@") else { return nil }
         let stem = fileName.dropLast(suffix.count)
         guard let client = try? SyncIdentifier(String(stem[..<at])),
-            let date = Self.parse(String(stem[stem.index(after: at)...]))
+            let milliseconds = Self.parse(String(stem[stem.index(after: at)...]))
         else { return nil }
         self.clientID = client
-        self.date = date
+        millisecondsSince1970 = milliseconds
     }
 
     /// `<client>@<yyyyMMddTHHmmss.SSSZ>.recentsync`.
     public var fileName: String {
-        "\(clientID.rawValue)@\(Self.format(date)).\(Self.fileExtension)"
+        "\(clientID.rawValue)@\(Self.format(millisecondsSince1970)).\(Self.fileExtension)"
     }
 
     public var description: String { fileName }
 
-    private static func format(_ date: Date) -> String {
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    private static func format(_ milliseconds: Int64) -> String {
         let parts = Calendar.utc.dateComponents(
             [.year, .month, .day, .hour, .minute, .second],
             from: Date(timeIntervalSince1970: TimeInterval(milliseconds.floorDivided(by: 1000)))
@@ -55,10 +58,10 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
             + pad(parts.minute, 2) + pad(parts.second, 2) + "." + pad(Int(milliseconds.floorModulo(1000)), 3) + "Z"
     }
 
-    private static func parse(_ text: String) -> Date? {
+    private static func parse(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
-        guard bytes.count == 19, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "."),
-            bytes[18] == UInt8(ascii: "Z")
+        guard bytes.count == 20, bytes[8] == UInt8(ascii: "T"), bytes[15] == UInt8(ascii: "."),
+            bytes[19] == UInt8(ascii: "Z")
         else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             guard range.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) }) else { return nil }
@@ -71,7 +74,7 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
                 from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
             )
         else { return nil }
-        return whole.addingTimeInterval(TimeInterval(millisecond) / 1000)
+        return Int64(whole.timeIntervalSince1970) * 1000 + Int64(millisecond)
     }
 }
 
