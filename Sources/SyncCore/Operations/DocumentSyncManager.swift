@@ -37,6 +37,8 @@ public actor DocumentSyncManager {
     private var lastOperation: Task<Void, Never>?
     private var queuedSync: (id: Int, task: Task<SyncReport, any Error>)?
     private var nextSyncID = 0
+    /// Requests waiting for the queued sync to start (observable by tests of coalescing).
+    private(set) var waitingSyncRequests = 0
 
     /// Binds `localStore`'s database to `documentID` of `application` (locally only; see
     /// "Delayed registration" above).
@@ -109,6 +111,7 @@ public actor DocumentSyncManager {
     ///   ``SyncError/Code/integrityKeyMismatch`` when the delegate chose to stop, or the
     ///   registration errors of ``ApplicationSyncManager/register()``.
     public func synchronize() async throws -> SyncReport {
+        waitingSyncRequests += 1
         if let queuedSync {
             return try await queuedSync.task.value
         }
@@ -122,6 +125,7 @@ public actor DocumentSyncManager {
     private func startSync(_ id: Int) async throws -> SyncReport {
         if queuedSync?.id == id {
             queuedSync = nil
+            waitingSyncRequests = 0
         }
         return try await performSync()
     }
