@@ -39,6 +39,12 @@ let package = Package(
             dependencies: ["RemoteProtocol", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: sharedSwiftSettings
         ),
+        .executableTarget(
+            name: "SyncCoreBenchmark",
+            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/SyncCoreBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
@@ -54,6 +60,11 @@ let package = Package(
         .testTarget(
             name: "FileRemoteTests",
             dependencies: ["FileRemote", "RemoteStoreConformance"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "SyncCoreTests",
+            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -1,0 +1,14 @@
+/// What a change set says about itself before its first record.
+public struct ChangeSetHeader: Sendable, Equatable {
+    /// The change set's identifier, unique among all sets of a document (it is recorded as applied,
+    /// so applying the same identifier twice is a no-op).
+    public var setID: String
+    /// The client that produced the changes; every change in the set carries this client identifier.
+    public var clientID: String
+
+    /// Creates a header. Neither string may be empty or longer than 1,024 UTF-8 bytes.
+    public init(setID: String, clientID: String) {
+        self.setID = setID
+        self.clientID = clientID
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+import GRDB
+
+/// Decodes a change set from a file, one row change at a time: memory use is one record plus a
+/// 64 KiB input buffer, whatever the number of changes.
+///
+/// The trailer (change count and CRC-32 over every preceding byte) is checked when ``next()`` reaches
+/// it, so a caller that must not act on an unverified set reads the stream twice: once with
+/// ``verify(fileAt:)`` and once to use it (``LocalStore`` does exactly that, and also re-checks the
+/// trailer inside the apply transaction, so a file altered between the passes is refused too).
+public final class ChangeSetReader {
+    private let input: FileHandle
+    private let closesInput: Bool
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var checksummedUpTo = 0
+    private var checksum = CRC32()
+    private var consumedBeforeBuffer = 0
+    private var tables: [Int: (name: String, columns: [String])] = [:]
+    private var changeCount = 0
+    private var minimumClock = HLCTimestamp(rawValue: .max)
+    private var maximumClock = HLCTimestamp.zero
+
+    /// The set's header, read when the reader was created.
+    public private(set) var header = ChangeSetHeader(setID: "", clientID: "")
+    /// The verified trailer, available once ``next()`` has returned `nil`.
+    public private(set) var summary: ChangeSetSummary?
+
+    private static let chunkSize = 64 * 1024
+
+    /// Starts reading a change set from an open file handle (positioned at its first byte); the handle
+    /// is not closed by the reader.
+    /// - Throws: ``ChangeSetFormatError`` if the magic bytes, version or header are wrong.
+    public init(fileHandle: FileHandle) throws {
+        input = fileHandle
+        closesInput = false
+        try readHeader()
+    }
+
+    /// Opens the file at `url` and reads its header; the file is closed when the reader is released.
+    public init(contentsOf url: URL) throws {
+        input = try FileHandle(forReadingFrom: url)
+        closesInput = true
+        do {
+            try readHeader()
+        } catch {
+            try? input.close()
+            throw error
+        }
+    }
+
+    deinit {
+        if closesInput {
+            try? input.close()
+        }
+    }
+
+    /// Reads a whole change set and checks its structure, count and checksum without keeping any of it.
+    /// - Returns: the verified summary.
+    /// - Throws: ``ChangeSetFormatError`` describing the first problem found, or a file error.
+    public static func verify(fileAt url: URL) throws -> ChangeSetSummary {
+        let reader = try ChangeSetReader(contentsOf: url)
+        while try reader.next() != nil {}
+        guard let summary = reader.summary else { throw ChangeSetFormatError(.truncated) }
+        return summary
+    }
+
+    private var offset: Int { consumedBeforeBuffer + position }
+
+    private func readHeader() throws {
+        for expected in ChangeSetFormat.magic {
+            guard let byte = try nextByte(), byte == expected else {
+                throw ChangeSetFormatError(.notAChangeSet, offset: 0)
+            }
+        }
+        guard let version = try nextByte() else { throw ChangeSetFormatError(.truncated, offset: offset) }
+        guard version == ChangeSetFormat.version else { throw ChangeSetFormatError(.unsupportedVersion(version)) }
+        var body = try readRecord()
+        header = ChangeSetHeader(
+            setID: try body.string(limit: ChangeSetFormat.maximumNameLength),
+            clientID: try body.string(limit: ChangeSetFormat.maximumNameLength)
+        )
+        guard !header.setID.isEmpty, !header.clientID.isEmpty else { throw body.malformed("empty set or client id") }
+        guard body.isAtEnd else { throw body.malformed("unexpected bytes in the header") }
+    }
+
+    /// Decodes the next row change.
+    /// - Returns: the change, or `nil` once the trailer has been read and verified (then ``summary``
+    ///   is set).
+    /// - Throws: ``ChangeSetFormatError`` for truncated, corrupt or inconsistent input.
+    public func next() throws -> RowChange? {
+        if summary != nil { return nil }
+        while true {
+            let recordStart = offset
+            var body = try readRecord()
+            let kindByte = try body.byte()
+            switch ChangeSetFormat.RecordKind(rawValue: kindByte) {
+            case .end:
+                try readTrailer(&body)
+                return nil
+            case .tableDefinition:
+                let index = try body.count(limit: Int(UInt32.max), "table index")
+                let name = try body.string(limit: ChangeSetFormat.maximumNameLength)
+                let columnCount = try body.count(limit: 32_767, "column count")
+                var columns: [String] = []
+                for _ in 0..<columnCount {
+                    columns.append(try body.string(limit: ChangeSetFormat.maximumNameLength))
+                }
+                guard body.isAtEnd else { throw body.malformed("unexpected bytes in a table definition") }
+                tables[index] = (name, columns)
+            case .insert, .update, .delete:
+                let change = try decodeChange(kind: RowChange.Kind(rawValue: kindByte) ?? .delete, body: &body)
+                guard body.isAtEnd else {
+                    throw ChangeSetFormatError(.malformed("unexpected bytes in a change record"), offset: recordStart)
+                }
+                changeCount += 1
+                minimumClock = min(minimumClock, change.clock)
+                maximumClock = max(maximumClock, change.clock)
+                return change
+            case nil:
+                throw ChangeSetFormatError(.malformed("unknown record kind \(kindByte)"), offset: recordStart)
+            }
+        }
+    }
+
+    private func decodeChange(kind: RowChange.Kind, body: inout ByteCursor) throws -> RowChange {
+        let tableIndex = try body.count(limit: Int(UInt32.max), "table index")
+        guard let table = tables[tableIndex] else { throw body.malformed("undefined table index \(tableIndex)") }
+        let key = try body.value()
+        switch key.storage {
+        case .string, .blob: break
+        default: throw body.malformed("a row key must be TEXT or BLOB")
+        }
+        let clock = HLCTimestamp(rawValue: try body.varint())
+        var change = RowChange(kind: kind, table: table.name, key: key, clock: clock)
+        guard kind != .delete else { return change }
+        let columnCount = try body.count(limit: table.columns.count, "column count")
+        change.columns.reserveCapacity(columnCount)
+        for _ in 0..<columnCount {
+            let columnIndex = try body.count(limit: table.columns.count - 1, "column index")
+            let age = try body.varint()
+            guard age <= clock.rawValue else { throw body.malformed("column clock before the epoch") }
+            let value = try body.value()
+            change.columns.append(.init(name: table.columns[columnIndex], value: value, clock: HLCTimestamp(rawValue: clock.rawValue - age)))
+        }
+        return change
+    }
+
+    private func readTrailer(_ body: inout ByteCursor) throws {
+        let expected = try body.count(limit: Int.max, "change count")
+        let lowest = HLCTimestamp(rawValue: try body.varint())
+        let highest = HLCTimestamp(rawValue: try body.varint())
+        guard body.isAtEnd else { throw body.malformed("unexpected bytes in the trailer") }
+        updateChecksum()
+        var crcBytes: [UInt8] = []
+        for _ in 0..<4 {
+            guard let byte = try nextByte() else { throw ChangeSetFormatError(.truncated, offset: offset) }
+            crcBytes.append(byte)
+        }
+        let stored = crcBytes.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+        guard stored == checksum.value else { throw ChangeSetFormatError(.checksumMismatch, offset: offset) }
+        guard try nextByte() == nil else { throw ChangeSetFormatError(.trailingBytes, offset: offset - 1) }
+        guard expected == changeCount else { throw ChangeSetFormatError(.countMismatch(expected: expected, found: changeCount)) }
+        let actualLowest = changeCount == 0 ? HLCTimestamp.zero : minimumClock
+        guard lowest == actualLowest, highest == maximumClock else {
+            throw ChangeSetFormatError(.malformed("trailer clock range does not match the records"))
+        }
+        summary = ChangeSetSummary(
+            header: header,
+            changeCount: changeCount,
+            minimumClock: lowest,
+            maximumClock: highest,
+            byteCount: offset
+        )
+    }
+
+    /// Reads a length-prefixed record body.
+    private func readRecord() throws -> ByteCursor {
+        var length: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard let byte = try nextByte() else { throw ChangeSetFormatError(.truncated, offset: offset) }
+            length |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { break }
+            shift += 7
+            guard shift < 35 else { throw ChangeSetFormatError(.malformed("record length too long"), offset: offset) }
+        }
+        guard length <= UInt64(ChangeSetFormat.maximumRecordLength) else {
+            throw ChangeSetFormatError(.malformed("record length \(length) exceeds the limit"), offset: offset)
+        }
+        let bodyOffset = offset
+        var body: [UInt8] = []
+        body.reserveCapacity(Int(length))
+        var missing = Int(length)
+        while missing > 0 {
+            if position == buffer.count, try !refill() {
+                throw ChangeSetFormatError(.truncated, offset: offset)
+            }
+            let available = min(missing, buffer.count - position)
+            body.append(contentsOf: buffer[position..<position + available])
+            position += available
+            missing -= available
+        }
+        return ByteCursor(body, streamOffset: bodyOffset)
+    }
+
+    private func nextByte() throws -> UInt8? {
+        if position == buffer.count, try !refill() {
+            return nil
+        }
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    private func updateChecksum() {
+        buffer.withUnsafeBytes { checksum.update(UnsafeRawBufferPointer(rebasing: $0[checksummedUpTo..<position])) }
+        checksummedUpTo = position
+    }
+
+    /// Replaces the consumed buffer with the next chunk; returns `false` at end of file.
+    private func refill() throws -> Bool {
+        updateChecksum()
+        consumedBeforeBuffer += buffer.count
+        guard let chunk = try input.read(upToCount: Self.chunkSize), !chunk.isEmpty else {
+            buffer = []
+            position = 0
+            checksummedUpTo = 0
+            return false
+        }
+        buffer = [UInt8](chunk)
+        position = 0
+        checksummedUpTo = 0
+        return true
+    }
+}

@@ -1,0 +1,28 @@
+/// What the trailer of a complete, verified change set records.
+public struct ChangeSetSummary: Sendable, Equatable {
+    /// The header of the set.
+    public var header: ChangeSetHeader
+    /// The number of row changes in the set.
+    public var changeCount: Int
+    /// The oldest row clock in the set, or ``HLCTimestamp/zero`` for an empty set.
+    public var minimumClock: HLCTimestamp
+    /// The newest row clock in the set, or ``HLCTimestamp/zero`` for an empty set.
+    public var maximumClock: HLCTimestamp
+    /// The number of bytes of the encoded set, trailer included.
+    public var byteCount: Int
+
+    /// Creates a summary.
+    public init(
+        header: ChangeSetHeader,
+        changeCount: Int,
+        minimumClock: HLCTimestamp,
+        maximumClock: HLCTimestamp,
+        byteCount: Int
+    ) {
+        self.header = header
+        self.changeCount = changeCount
+        self.minimumClock = minimumClock
+        self.maximumClock = maximumClock
+        self.byteCount = byteCount
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+
+/// Generates and installs the capture triggers of one synced table.
+///
+/// Each trigger appends one row to `rollingsync_changes` (unless `rollingsync_state.applying` is
+/// set, which happens only inside the transaction applying remote changes) carrying the wall-clock
+/// reading computed in SQL; its position in the log (`seq`) and that reading determine its hybrid
+/// logical clock (see ``ChangeLogClock``). All this happens inside the
+/// statement that fired it, so a change and its record commit or roll back together whatever
+/// connection or tool wrote it:
+/// - `AFTER INSERT`: one row, operation insert.
+/// - `AFTER UPDATE OF <column>` for every non-key column, only when the value really changed
+///   (`IS NOT`, or a different storage class): one row naming the column.
+/// - `AFTER UPDATE OF <key>` when the key itself changes: a delete of the old key and an insert of
+///   the new one.
+/// - `AFTER DELETE`: one row, operation delete.
+///
+/// Trigger names are `rollingsync_<table id>_…`, so they can be found and replaced when the table
+/// is registered again after a schema change.
+struct CaptureTriggers {
+    let table: SyncedTable
+
+    private func record(operation: Int, key: String, column: String?) -> String {
+        let columnLiteral = column.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"
+        return """
+            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                SELECT \(LocalStoreSchema.wallClockExpression), \(table.id), \(key), \(operation), \(columnLiteral)
+                FROM rollingsync_state WHERE applying = 0;
+            """
+    }
+
+    /// The `CREATE TRIGGER` statements.
+    var statements: [String] {
+        let tableName = table.name.sqlIdentifier
+        let key = table.keyColumn.sqlIdentifier
+        let prefix = "rollingsync_\(table.id)_"
+        var statements = [
+            """
+            CREATE TRIGGER \("\(prefix)insert".sqlIdentifier) AFTER INSERT ON \(tableName)
+            BEGIN
+            \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
+            END
+            """,
+            """
+            CREATE TRIGGER \("\(prefix)delete".sqlIdentifier) AFTER DELETE ON \(tableName)
+            BEGIN
+            \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
+            END
+            """,
+            """
+            CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(key) ON \(tableName)
+            WHEN old.\(key) IS NOT new.\(key) BEGIN
+            \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
+            \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
+            END
+            """,
+        ]
+        for (index, column) in table.columns.enumerated() {
+            let name = column.sqlIdentifier
+            statements.append("""
+                CREATE TRIGGER \("\(prefix)update_\(index)".sqlIdentifier) AFTER UPDATE OF \(name) ON \(tableName)
+                WHEN old.\(key) IS new.\(key)
+                    AND (old.\(name) IS NOT new.\(name) OR typeof(old.\(name)) <> typeof(new.\(name))) BEGIN
+                \(record(operation: LocalStoreSchema.updateOperation, key: "new.\(key)", column: column))
+                END
+                """)
+        }
+        return statements
+    }
+
+    /// Drops the table's existing capture triggers (from any earlier registration) and creates the
+    /// current ones.
+    func install(in db: Database) throws {
+        try Self.drop(tableID: table.id, in: db)
+        for statement in statements {
+            try db.execute(sql: statement)
+        }
+    }
+
+    /// Drops every capture trigger of the table with the given id.
+    static func drop(tableID: Int64, in db: Database) throws {
+        let names = try String.fetchAll(
+            db,
+            sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
+            arguments: ["rollingsync\\_\(tableID)\\_%"]
+        )
+        for name in names {
+            try db.execute(sql: "DROP TRIGGER \(name.sqlIdentifier)")
+        }
+    }
+}

@@ -1,0 +1,245 @@
+import GRDB
+
+/// Applies decoded row changes inside the apply transaction of ``LocalStore``, column by column,
+/// with conflict detection against unpushed local changes and last-writer-wins against values
+/// already pushed or applied.
+///
+/// Rules (all deterministic, so every client converges):
+/// - **Insert** of a new key creates the row. An insert for a key that exists is merged into the
+///   row column by column like an update (upsert). An insert or update for a key deleted here
+///   (tombstone, or an unpushed local deletion) is ignored with a warning: deletions win.
+/// - **Update** of a column with an unpushed local edit and a different value is a ``Conflict``,
+///   decided by the resolver. Without a local edit, the value is written unless this database
+///   already knows a newer write of that cell (``LastWriterWins`` on clock, then client id), in
+///   which case it is counted as stale. An update for a missing row is ignored with a warning.
+/// - **Delete** removes the row (missing rows are fine), discards the row's unpushed local changes
+///   with a warning, and leaves a tombstone.
+struct ChangeSetApplier {
+    private let db: Database
+    private let localClientID: String
+    private let remoteClientID: String
+    private let resolver: ConflictResolver
+    private let tables: [String: SyncedTable]
+    private let hasPendingChanges: Bool
+    private(set) var report: ApplyReport
+
+    /// The unpushed local changes of one row.
+    private struct PendingRow {
+        var insertClock: HLCTimestamp?
+        var deleteClock: HLCTimestamp?
+        var columnClocks: [String: HLCTimestamp] = [:]
+        var isEmpty: Bool { insertClock == nil && deleteClock == nil && columnClocks.isEmpty }
+    }
+
+    /// Prepares an apply in the current transaction: the change log must be stamped already (so local
+    /// clocks are final). Builds a temporary index of the unpushed local changes when there are any.
+    init(db: Database, header: ChangeSetHeader, localClientID: String, resolver: ConflictResolver) throws {
+        self.db = db
+        self.localClientID = localClientID
+        remoteClientID = header.clientID
+        self.resolver = resolver
+        tables = Dictionary(uniqueKeysWithValues: try LocalStore.syncedTables(in: db).map { ($0.name, $0) })
+        report = ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: false)
+        hasPendingChanges = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_changes)") ?? false
+        try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
+        if hasPendingChanges {
+            try db.execute(sql: """
+                CREATE TEMP TABLE rollingsync_pending (
+                    table_id INTEGER NOT NULL, row_key NOT NULL, op INTEGER NOT NULL,
+                    column_name TEXT NOT NULL, clock INTEGER NOT NULL,
+                    PRIMARY KEY (table_id, row_key, op, column_name)) WITHOUT ROWID;
+                INSERT INTO temp.rollingsync_pending
+                    SELECT table_id, row_key, op, coalesce(column_name, ''), max(clock)
+                    FROM rollingsync_changes GROUP BY table_id, row_key, op, coalesce(column_name, '');
+                """)
+        }
+    }
+
+    /// Removes the temporary index.
+    func finish() throws {
+        try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
+    }
+
+    /// Applies one change.
+    /// - Throws: ``LocalStoreError`` for an unregistered table or unknown column, the resolver's
+    ///   errors, and SQLite errors (constraint violations…); the caller rolls the transaction back.
+    mutating func apply(_ change: RowChange) throws {
+        guard let table = tables[change.table] else { throw LocalStoreError(.unregisteredTable, table: change.table) }
+        for column in change.columns where !table.columns.contains(column.name) {
+            throw LocalStoreError(.unknownColumn(column.name), table: table.name)
+        }
+        let pending = try pendingRow(table: table, key: change.key)
+        switch change.kind {
+        case .delete:
+            try applyDelete(change, table: table, pending: pending)
+        case .insert, .update:
+            let locallyDeleted = pending.deleteClock.map { deleted in pending.insertClock.map { $0 < deleted } ?? true } ?? false
+            let tombstoned = try isTombstoned(table: table, key: change.key)
+            if locallyDeleted || tombstoned {
+                report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
+                return
+            }
+            if change.kind == .insert, try insertIfAbsent(change, table: table) {
+                return
+            }
+            try merge(change, table: table, pending: pending)
+        }
+    }
+
+    private func pendingRow(table: SyncedTable, key: DatabaseValue) throws -> PendingRow {
+        var pending = PendingRow()
+        guard hasPendingChanges else { return pending }
+        let statement = try db.cachedStatement(
+            sql: "SELECT op, column_name, clock FROM temp.rollingsync_pending WHERE table_id = ? AND row_key = ?"
+        )
+        let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
+        while let row = try rows.next() {
+            let clock = HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"]))
+            switch row["op"] as Int {
+            case LocalStoreSchema.insertOperation: pending.insertClock = clock
+            case LocalStoreSchema.deleteOperation: pending.deleteClock = clock
+            default: pending.columnClocks[row["column_name"]] = clock
+            }
+        }
+        return pending
+    }
+
+    private func isTombstoned(table: SyncedTable, key: DatabaseValue) throws -> Bool {
+        let statement = try db.cachedStatement(
+            sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)"
+        )
+        return try Bool.fetchOne(statement, arguments: [table.id, key]) ?? false
+    }
+
+    /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
+    private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
+        let names = [table.keyColumn] + change.columns.map(\.name)
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO \(table.name.sqlIdentifier) (\(names.map(\.sqlIdentifier).joined(separator: ", ")))
+            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
+            ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
+            """)
+        try statement.execute(arguments: StatementArguments([change.key] + change.columns.map(\.value)))
+        guard db.changesCount == 1 else { return false }
+        report.insertedRows += 1
+        // Columns edited after the row was created (folded into the insert) need their clocks kept:
+        // a concurrent older update of the same cell must lose against them.
+        if let creation = change.columns.map(\.clock).min() {
+            for column in change.columns where column.clock > creation {
+                try recordCellClock(table: table, key: change.key, column: column.name, clock: column.clock)
+            }
+        }
+        return true
+    }
+
+    /// Writes the winning columns of an update (or of an insert for an existing row).
+    private mutating func merge(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
+        let storedClocks = try cellClocks(table: table, key: change.key)
+        let localRow = pending.isEmpty ? nil : try currentRow(table: table, key: change.key)
+        var assignments: [(column: String, value: DatabaseValue, remoteClock: HLCTimestamp?)] = []
+        var republish: [String] = []
+        for column in change.columns {
+            if let localClock = pending.columnClocks[column.name] ?? pending.insertClock, let localRow {
+                let localValue: DatabaseValue = localRow[column.name]
+                guard localValue != column.value else { continue }
+                let conflict = Conflict(
+                    table: table.name, key: change.key, column: column.name,
+                    localValue: localValue, localClock: localClock, localClientID: localClientID,
+                    remoteValue: column.value, remoteClock: column.clock, remoteClientID: remoteClientID
+                )
+                let resolution = try resolver.resolve(conflict)
+                report.conflicts.append(.init(conflict: conflict, resolution: resolution))
+                switch resolution {
+                case .remote:
+                    assignments.append((column.name, column.value, column.clock))
+                case .local:
+                    if conflict.remoteWinsByLastWriter { republish.append(column.name) }
+                case .merged(let value):
+                    assignments.append((column.name, value, nil))
+                    republish.append(column.name)
+                }
+            } else if let stored = storedClocks[column.name],
+                      !LastWriterWins.isNewer(column.clock, remoteClientID, than: stored.clock, stored.clientID) {
+                report.staleValuesIgnored += 1
+            } else {
+                assignments.append((column.name, column.value, column.clock))
+            }
+        }
+        if !assignments.isEmpty {
+            let statement = try db.cachedStatement(sql: """
+                UPDATE \(table.name.sqlIdentifier)
+                SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
+                WHERE \(table.keyColumn.sqlIdentifier) = ?
+                """)
+            try statement.execute(arguments: StatementArguments(assignments.map(\.value) + [change.key]))
+            guard db.changesCount == 1 else {
+                report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
+                return
+            }
+            report.updatedRows += 1
+            for assignment in assignments {
+                if let clock = assignment.remoteClock {
+                    try recordCellClock(table: table, key: change.key, column: assignment.column, clock: clock)
+                }
+            }
+        }
+        for column in republish {
+            try db.execute(
+                sql: """
+                    INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                    VALUES (\(LocalStoreSchema.wallClockExpression), ?, ?, ?, ?)
+                    """,
+                arguments: [table.id, change.key, LocalStoreSchema.updateOperation, column]
+            )
+        }
+    }
+
+    private mutating func applyDelete(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
+        if pending.insertClock != nil || !pending.columnClocks.isEmpty {
+            report.warnings.append(.remoteDeleteDiscardedLocalChanges(table: table.name, key: change.key))
+            try db.execute(
+                sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?",
+                arguments: [table.id, change.key]
+            )
+        }
+        let statement = try db.cachedStatement(
+            sql: "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
+        )
+        try statement.execute(arguments: [change.key])
+        report.deletedRows += db.changesCount
+        try db.cachedStatement(sql: """
+            INSERT INTO rollingsync_tombstones (table_id, row_key, clock) VALUES (?, ?, ?)
+            ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock)
+            """).execute(arguments: [table.id, change.key, change.clock.databaseInteger])
+        try db.cachedStatement(sql: "DELETE FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?")
+            .execute(arguments: [table.id, change.key])
+    }
+
+    private func currentRow(table: SyncedTable, key: DatabaseValue) throws -> Row? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?
+                """),
+            arguments: [key]
+        )
+    }
+
+    private func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, clientID: String)] {
+        let statement = try db.cachedStatement(
+            sql: "SELECT column_name, clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
+        )
+        var clocks: [String: (clock: HLCTimestamp, clientID: String)] = [:]
+        let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
+        while let row = try rows.next() {
+            clocks[row["column_name"]] = (HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"])), row["client_id"])
+        }
+        return clocks
+    }
+
+    private func recordCellClock(table: SyncedTable, key: DatabaseValue, column: String, clock: HLCTimestamp) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+            """).execute(arguments: [table.id, key, column, clock.databaseInteger, remoteClientID])
+    }
+}

@@ -1,0 +1,53 @@
+import GRDB
+
+/// The same column of the same row was changed locally (not yet pushed) and by another client, to
+/// different values.
+public struct Conflict: Sendable, Equatable {
+    /// The table.
+    public var table: String
+    /// The row's key.
+    public var key: DatabaseValue
+    /// The column.
+    public var column: String
+    /// The local (unpushed) value, as currently stored.
+    public var localValue: DatabaseValue
+    /// When the local value was written.
+    public var localClock: HLCTimestamp
+    /// This database's client id.
+    public var localClientID: String
+    /// The incoming value.
+    public var remoteValue: DatabaseValue
+    /// When the incoming value was written.
+    public var remoteClock: HLCTimestamp
+    /// The client that wrote the incoming value.
+    public var remoteClientID: String
+
+    /// Creates a conflict description.
+    public init(
+        table: String,
+        key: DatabaseValue,
+        column: String,
+        localValue: DatabaseValue,
+        localClock: HLCTimestamp,
+        localClientID: String,
+        remoteValue: DatabaseValue,
+        remoteClock: HLCTimestamp,
+        remoteClientID: String
+    ) {
+        self.table = table
+        self.key = key
+        self.column = column
+        self.localValue = localValue
+        self.localClock = localClock
+        self.localClientID = localClientID
+        self.remoteValue = remoteValue
+        self.remoteClock = remoteClock
+        self.remoteClientID = remoteClientID
+    }
+
+    /// The last-writer-wins verdict: the remote value wins when its (clock, client id) pair is the
+    /// larger one (see ``LastWriterWins``).
+    public var remoteWinsByLastWriter: Bool {
+        LastWriterWins.isNewer(remoteClock, remoteClientID, than: localClock, localClientID)
+    }
+}

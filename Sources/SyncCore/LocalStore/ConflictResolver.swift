@@ -1,0 +1,22 @@
+/// Decides conflicts while a change set is applied. It runs inside the apply transaction, so it must
+/// answer synchronously; an application that asks its user first can collect the conflicts with
+/// ``LocalStore/conflicts(inChangeSetAt:)``, gather the answers, then apply with a resolver that
+/// looks them up. A resolver that throws aborts the apply and leaves nothing applied.
+public struct ConflictResolver: Sendable {
+    private let decide: @Sendable (Conflict) throws -> ConflictResolution
+
+    /// Creates a resolver from a closure.
+    public init(_ decide: @escaping @Sendable (Conflict) throws -> ConflictResolution) {
+        self.decide = decide
+    }
+
+    /// Returns the decision for one conflict.
+    public func resolve(_ conflict: Conflict) throws -> ConflictResolution {
+        try decide(conflict)
+    }
+
+    /// The default: last writer wins by clock, then client id (see ``LastWriterWins``).
+    public static let lastWriterWins = ConflictResolver { conflict in
+        conflict.remoteWinsByLastWriter ? .remote : .local
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GRDB
+
+extension LocalStore {
+    /// Applies another client's change set, all or nothing.
+    ///
+    /// 1. The whole file is read and verified first (structure, change count, CRC-32); a corrupt or
+    ///    truncated set throws ``ChangeSetFormatError`` before anything is touched.
+    /// 2. One write transaction then: returns early if the set id is already recorded (applying the
+    ///    same set twice is a no-op, reported with ``ApplyReport/wasAlreadyApplied``); defers foreign
+    ///    keys (`PRAGMA defer_foreign_keys = ON`, checked at commit); sets the `applying` flag so the
+    ///    capture triggers record nothing (no echo; the flag is invisible to other connections and
+    ///    rolled back with the transaction); applies all inserts, then all updates, then all deletes
+    ///    (three streaming passes over the file, each re-verifying the trailer); records the set as
+    ///    applied; advances the local clock past the set's clocks; clears the flag; commits.
+    /// 3. Any error (constraint violation, foreign-key violation at commit, resolver error, a file
+    ///    altered between passes, a crash) rolls everything back: the set stays unapplied.
+    ///
+    /// See ``ChangeSetApplier`` for the per-row rules (upserts, updates of missing rows, deletions
+    /// winning, last-writer-wins).
+    /// - Parameters:
+    ///   - url: a change set file (typically just downloaded).
+    ///   - resolver: decides conflicts with unpushed local edits; last writer wins by default.
+    /// - Returns: what was done, including conflicts and delete-versus-update warnings.
+    /// - Throws: ``ChangeSetFormatError``, ``LocalStoreError`` (unregistered table, unknown column),
+    ///   the resolver's error, or a GRDB `DatabaseError`.
+    @discardableResult
+    public func applyChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
+        let summary = try ChangeSetReader.verify(fileAt: url)
+        return try writer.write { db in
+            try apply(summary: summary, from: url, resolver: resolver, in: db)
+        }
+    }
+
+    /// Runs the whole apply of a change set and rolls it back: reports what
+    /// ``applyChangeSet(at:resolver:)`` would do, including every conflict with unpushed local edits
+    /// (decided by `resolver`, last writer wins by default), without changing anything.
+    ///
+    /// Use it to show conflicts to a user before applying with their decisions.
+    public func previewChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
+        let summary = try ChangeSetReader.verify(fileAt: url)
+        return try writer.writeWithoutTransaction { db in
+            var report: ApplyReport?
+            try db.inTransaction {
+                report = try apply(summary: summary, from: url, resolver: resolver, in: db)
+                return .rollback
+            }
+            return report ?? ApplyReport(setID: summary.header.setID, clientID: summary.header.clientID, wasAlreadyApplied: true)
+        }
+    }
+
+    /// The conflicts between a change set and the unpushed local edits (same column of the same row,
+    /// different values), without applying anything.
+    public func conflicts(inChangeSetAt url: URL) throws -> [Conflict] {
+        try previewChangeSet(at: url).conflicts.map(\.conflict)
+    }
+
+    private func apply(summary: ChangeSetSummary, from url: URL, resolver: ConflictResolver, in db: Database) throws -> ApplyReport {
+        let header = summary.header
+        let alreadyApplied = try Bool.fetchOne(
+            db,
+            sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_applied_sets WHERE set_id = ?)",
+            arguments: [header.setID]
+        ) ?? false
+        guard !alreadyApplied else {
+            return ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: true)
+        }
+        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+        try ChangeLogClock.stamp(in: db)
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
+        var applier = try ChangeSetApplier(db: db, header: header, localClientID: clientID, resolver: resolver)
+        for kind in [RowChange.Kind.insert, .update, .delete] {
+            let reader = try ChangeSetReader(contentsOf: url)
+            guard reader.header == header else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
+            while let change = try reader.next() {
+                if change.kind == kind {
+                    try applier.apply(change)
+                }
+            }
+            guard reader.summary == summary else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
+        }
+        try applier.finish()
+        try ChangeLogClock.observe(summary.maximumClock, in: db)
+        try db.execute(
+            sql: """
+                INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock) VALUES (?, ?, ?, ?);
+                UPDATE rollingsync_state SET applying = 0;
+                """,
+            arguments: [header.setID, header.clientID, summary.changeCount, summary.maximumClock.databaseInteger]
+        )
+        return applier.report
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+import GRDB
+
+extension LocalStore {
+    /// Whether local changes wait to be pushed.
+    public func hasPendingChanges() throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_changes)") ?? false
+        }
+    }
+
+    /// Reads the pending local changes, one net change per row, rows ordered by the clock of their
+    /// latest change, from one consistent snapshot, streaming: one row is in memory at a time.
+    ///
+    /// The log is stamped with clocks first (a short write transaction); the reading itself is a read
+    /// transaction, so the application keeps writing meanwhile (its new changes are not included).
+    /// - Parameter body: called for each change; throwing stops the reading.
+    /// - Returns: the number of changes read.
+    @discardableResult
+    public func readPendingChanges(_ body: (RowChange) throws -> Void) throws -> Int {
+        guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return 0 }
+        return try writer.read { db in try Self.readPendingChanges(in: db, upTo: lastSequence, body) }
+    }
+
+    static func readPendingChanges(in db: Database, upTo lastSequence: Int64, _ body: (RowChange) throws -> Void) throws -> Int {
+        let folder = PendingChangeFolder(tables: try syncedTables(in: db), db: db)
+        let cursor = try Row.fetchCursor(
+            db,
+            sql: """
+                SELECT table_id, row_key, op, column_name, max(clock) AS clock,
+                       max(max(clock)) OVER (PARTITION BY table_id, row_key) AS row_clock
+                FROM rollingsync_changes WHERE seq <= ?
+                GROUP BY table_id, row_key, op, column_name
+                ORDER BY row_clock, table_id, row_key
+                """,
+            arguments: [lastSequence]
+        )
+        var count = 0
+        var current: PendingChangeFolder.Entries?
+        func emit() throws {
+            if let entries = current, let change = try folder.fold(entries) {
+                try body(change)
+                count += 1
+            }
+        }
+        while let row = try cursor.next() {
+            let tableID: Int64 = row["table_id"]
+            let key: DatabaseValue = row["row_key"]
+            let clock = HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"]))
+            if current?.tableID != tableID || current?.key != key {
+                try emit()
+                current = .init(tableID: tableID, key: key)
+            }
+            switch row["op"] as Int {
+            case LocalStoreSchema.insertOperation: current?.insertClock = clock
+            case LocalStoreSchema.deleteOperation: current?.deleteClock = clock
+            default:
+                if let column: String = row["column_name"] {
+                    current?.updateClocks[column] = clock
+                }
+            }
+        }
+        try emit()
+        return count
+    }
+
+    /// Encodes the pending local changes into a change set file, streaming.
+    ///
+    /// Nothing is marked as pushed: call ``markPushed(_:)`` after the upload succeeded. Changes made
+    /// while or after the set is written stay pending for the next set.
+    /// - Parameters:
+    ///   - url: the file to create (replaced if it exists).
+    ///   - setID: the set's unique identifier (e.g. a time-prefixed UUID; also the remote file name).
+    /// - Returns: the written set, or `nil` (and no file) when nothing is pending.
+    public func writePendingChangeSet(to url: URL, setID: String) throws -> PendingChangeSet? {
+        guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return nil }
+        return try writer.read { db in
+            let encoder = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: setID, clientID: clientID))
+            _ = try Self.readPendingChanges(in: db, upTo: lastSequence) { try encoder.write($0) }
+            return PendingChangeSet(summary: try encoder.finish(), lastSequence: lastSequence)
+        }
+    }
+
+    /// Records that a set written by ``writePendingChangeSet(to:setID:)`` was uploaded: removes the
+    /// changes it contained from the log, remembers their clocks (per updated cell, and deleted
+    /// keys) for last-writer-wins against late remote changes, and records the set id as applied
+    /// (so a whole-store copy of this database is known to contain it). Changes made after the set
+    /// was written stay pending. Calling it twice for the same set is harmless.
+    public func markPushed(_ pushed: PendingChangeSet) throws {
+        try writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
+                    SELECT table_id, row_key, column_name, max(clock), ? FROM rollingsync_changes
+                    WHERE seq <= ? AND op = ? GROUP BY table_id, row_key, column_name
+                    ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+                    WHERE excluded.clock > clock;
+                    INSERT INTO rollingsync_tombstones (table_id, row_key, clock)
+                    SELECT table_id, row_key, max(clock) FROM rollingsync_changes
+                    WHERE seq <= ? AND op = ? GROUP BY table_id, row_key
+                    ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock);
+                    DELETE FROM rollingsync_cell_clocks WHERE (table_id, row_key) IN (
+                        SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? AND op = ?);
+                    DELETE FROM rollingsync_changes WHERE seq <= ?;
+                    INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock)
+                    VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
+                    """,
+                arguments: [
+                    clientID, pushed.lastSequence, LocalStoreSchema.updateOperation,
+                    pushed.lastSequence, LocalStoreSchema.deleteOperation,
+                    pushed.lastSequence, LocalStoreSchema.deleteOperation,
+                    pushed.lastSequence,
+                    pushed.summary.header.setID, clientID, pushed.summary.changeCount,
+                    pushed.summary.maximumClock.databaseInteger,
+                ]
+            )
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+
+/// RollingSync's local half: change capture, pending changes, atomic apply and snapshots on the
+/// application's own SQLite database.
+///
+/// Create one per database with the application's GRDB `DatabaseQueue` or `DatabasePool`; the
+/// initializer creates or migrates RollingSync's own tables (all named `rollingsync_…`) in the same
+/// database. Then:
+/// 1. ``register(table:)`` each synced table (again after every schema change of that table);
+/// 2. the application writes as usual, through any connection or tool: triggers log each change
+///    with a hybrid logical clock in the same transaction;
+/// 3. a sync pushes with ``writePendingChangeSet(to:setID:)`` and, once uploaded,
+///    ``markPushed(_:)``; it applies other clients' sets with ``applyChangeSet(at:resolver:)``.
+///
+/// All methods are synchronous and use the writer's own serialization; call them off the main thread.
+public final class LocalStore: Sendable {
+    /// The database connection (queue or pool) shared with the application.
+    public let writer: any DatabaseWriter
+
+    /// This database's client id (a UUID string created with RollingSync's tables); every local
+    /// change carries it.
+    public let clientID: String
+
+    /// Opens the local store on an application database, creating or upgrading RollingSync's tables.
+    /// - Throws: a GRDB `DatabaseError` if the database cannot be written.
+    public init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try LocalStoreSchema.migrator.migrate(writer)
+        clientID = try writer.read { db in
+            try String.fetchOne(db, sql: "SELECT client_id FROM rollingsync_state") ?? ""
+        }
+    }
+
+    // MARK: Synced tables
+
+    /// Registers a table for synchronization, or refreshes its registration after a schema change:
+    /// the capture triggers are (re)generated for the table's current columns. Existing rows are not
+    /// logged as changes (a whole-store upload carries them).
+    /// - Returns: the table's registration.
+    /// - Throws: ``LocalStoreError`` if the table is missing or unsuitable (see
+    ///   ``SyncedTable`` for the rules; the message says why).
+    @discardableResult
+    public func register(table name: String) throws -> SyncedTable {
+        try writer.write { db in
+            let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
+            let canonicalName = try String.fetchOne(
+                db,
+                sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
+                arguments: [name]
+            ) ?? name
+            try db.execute(
+                sql: """
+                    INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?)
+                    ON CONFLICT (name) DO UPDATE SET key_column = excluded.key_column
+                    """,
+                arguments: [canonicalName, keyColumn]
+            )
+            let id = try Int64.fetchOne(db, sql: "SELECT id FROM rollingsync_tables WHERE name = ?", arguments: [canonicalName]) ?? 0
+            let table = SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: id)
+            try CaptureTriggers(table: table).install(in: db)
+            return table
+        }
+    }
+
+    /// Stops capturing a table's changes: drops its triggers and its unpushed changes. Its rows stay.
+    public func unregister(table name: String) throws {
+        try writer.write { db in
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM rollingsync_tables WHERE name = ?", arguments: [name]) else {
+                throw LocalStoreError(.unregisteredTable, table: name)
+            }
+            try CaptureTriggers.drop(tableID: id, in: db)
+            for table in ["rollingsync_changes", "rollingsync_cell_clocks", "rollingsync_tombstones"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE table_id = ?", arguments: [id])
+            }
+            try db.execute(sql: "DELETE FROM rollingsync_tables WHERE id = ?", arguments: [id])
+        }
+    }
+
+    /// The registered tables, by name, with their current columns.
+    public func syncedTables() throws -> [SyncedTable] {
+        try writer.read { db in try Self.syncedTables(in: db) }
+    }
+
+    static func syncedTables(in db: Database) throws -> [SyncedTable] {
+        try Row.fetchAll(db, sql: "SELECT id, name FROM rollingsync_tables ORDER BY name").map { row in
+            let name: String = row["name"]
+            let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
+            return SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: row["id"])
+        }
+    }
+
+    // MARK: Clock
+
+    /// The hybrid logical clock of the latest local change or applied remote change.
+    public func currentClock() throws -> HLCTimestamp {
+        try writer.write { db in
+            try ChangeLogClock.stamp(in: db)
+            return HLCTimestamp(rawValue: UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0))
+        }
+    }
+
+    // MARK: Applied sets
+
+    /// Whether a change set with this identifier was already applied here (or pushed from here).
+    public func isApplied(setID: String) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_applied_sets WHERE set_id = ?)", arguments: [setID]) ?? false
+        }
+    }
+
+    /// The identifiers of every change set applied here or pushed from here, oldest first.
+    public func appliedSetIDs() throws -> [String] {
+        try writer.read { db in
+            try String.fetchAll(db, sql: "SELECT set_id FROM rollingsync_applied_sets ORDER BY maximum_clock, set_id")
+        }
+    }
+}

@@ -1,0 +1,36 @@
+/// Errors raised by ``LocalStore``. Every error leaves the database as it was before the call.
+public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Reason: Sendable, Equatable {
+        /// The table does not exist in the database.
+        case noSuchTable
+        /// The table cannot be synchronized; the associated text says why and how to fix it.
+        case unsupportedTable(String)
+        /// A change set refers to a table this database has not registered for sync.
+        case unregisteredTable
+        /// A change set refers to a column the local table does not have (the sending client has a
+        /// newer schema); migrate the local schema, re-register the table and apply again.
+        case unknownColumn(String)
+    }
+
+    /// The kind of failure.
+    public var reason: Reason
+    /// The table concerned.
+    public var table: String
+
+    /// Creates an error.
+    public init(_ reason: Reason, table: String) {
+        self.reason = reason
+        self.table = table
+    }
+
+    public var description: String {
+        switch reason {
+        case .noSuchTable: return "table \(table) does not exist"
+        case .unsupportedTable(let why): return "table \(table) cannot be synchronized: \(why)"
+        case .unregisteredTable: return "table \(table) is not registered for synchronization in this database"
+        case .unknownColumn(let column):
+            return "table \(table) has no column \(column); migrate the schema and register the table again"
+        }
+    }
+}

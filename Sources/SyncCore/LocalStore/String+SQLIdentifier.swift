@@ -1,0 +1,8 @@
+extension String {
+    /// The string as a quoted SQL identifier: wrapped in double quotes, embedded double quotes
+    /// doubled (GRDB's `quotedDatabaseIdentifier` does not escape them), so any table or column
+    /// name is safe to splice into generated SQL.
+    var sqlIdentifier: String {
+        "\"" + split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,73 @@
+import GRDB
+
+/// A table registered for synchronization: its changes are captured by triggers and it accepts
+/// changes from other clients.
+public struct SyncedTable: Sendable, Equatable {
+    /// The table's name.
+    public var name: String
+    /// The primary-key column (TEXT or BLOB, globally unique, e.g. a UUID).
+    public var keyColumn: String
+    /// The other stored columns, in declaration order (generated columns are not synchronized).
+    public var columns: [String]
+    /// RollingSync's internal number for the table (used in the change log and trigger names).
+    var id: Int64
+
+    /// Reads a table's schema and checks that it can be synchronized.
+    ///
+    /// A synced table must have exactly one primary-key column whose declared type has TEXT or BLOB
+    /// affinity, so that keys created independently on different clients never collide; a rowid
+    /// table's key must also be `NOT NULL` (SQLite otherwise accepts NULL keys there).
+    /// - Throws: ``LocalStoreError`` naming the table and the reason: missing table, view or virtual
+    ///   table, RollingSync's own table, no primary key, composite key, INTEGER (rowid) key, numeric
+    ///   key, nullable key.
+    static func inspect(_ name: String, in db: Database) throws -> (keyColumn: String, columns: [String]) {
+        func refuse(_ why: String) -> LocalStoreError { LocalStoreError(.unsupportedTable(why), table: name) }
+        guard !name.lowercased().hasPrefix(LocalStoreSchema.prefix) else {
+            throw refuse("names starting with \"\(LocalStoreSchema.prefix)\" are reserved for RollingSync's own tables")
+        }
+        let listing = try Row.fetchOne(
+            db,
+            sql: "SELECT type, wr FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
+            arguments: [name]
+        )
+        guard let listing else { throw LocalStoreError(.noSuchTable, table: name) }
+        switch listing["type"] as String {
+        case "table": break
+        case "view": throw refuse("it is a view; only tables can be synchronized")
+        default: throw refuse("it is a virtual or shadow table; only ordinary tables can be synchronized")
+        }
+        let withoutRowid = (listing["wr"] as Int) == 1
+        let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)", arguments: [name])
+        let keyRows = rows.filter { ($0["pk"] as Int) > 0 }
+        guard !keyRows.isEmpty else {
+            throw refuse("it has no primary key; add a globally unique TEXT (e.g. UUID) or BLOB primary key column")
+        }
+        guard keyRows.count == 1, let keyRow = keyRows.first else {
+            let names = keyRows.map { $0["name"] as String }.joined(separator: ", ")
+            throw refuse("its primary key is composite (\(names)); use one globally unique TEXT or BLOB key column")
+        }
+        let keyColumn: String = keyRow["name"]
+        let declaredType = (keyRow["type"] as String).uppercased()
+        if declaredType == "INTEGER" && !withoutRowid {
+            throw refuse("""
+                its key \(keyColumn) is an INTEGER PRIMARY KEY, an alias of the rowid: rowids are assigned per \
+                database and collide between clients; use a TEXT (UUID) or BLOB key
+                """)
+        }
+        let isText = ["CHAR", "CLOB", "TEXT"].contains { declaredType.contains($0) }
+        let isBlob = declaredType.isEmpty || declaredType.contains("BLOB")
+        guard !declaredType.contains("INT"), isText || isBlob else {
+            throw refuse("""
+                its key \(keyColumn) has type \(declaredType) (numeric affinity); keys must be globally unique \
+                TEXT (e.g. UUID) or BLOB values
+                """)
+        }
+        guard withoutRowid || (keyRow["notnull"] as Int) == 1 else {
+            throw refuse("its key \(keyColumn) is not declared NOT NULL, and SQLite accepts NULL keys in such tables")
+        }
+        let columns = rows
+            .filter { ($0["pk"] as Int) == 0 && ($0["hidden"] as Int) == 0 }
+            .map { $0["name"] as String }
+        return (keyColumn, columns)
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SyncCore
+
+@Suite("Change capture")
+struct ChangeCaptureTests {
+    @Test("an insert captures every SQLite value type, including NULL, large BLOB and unicode TEXT")
+    func insertCapturesAllValueTypes() throws {
+        let database = try TemporaryDatabase()
+        let photo = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try database.pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO items (id, name, quantity, price, photo) VALUES (?, ?, ?, ?, ?)",
+                arguments: ["a", "Grüße 👋 \\0 \u{1F1EB}\u{1F1F7}", Int64.max, -0.125, photo]
+            )
+            try db.execute(sql: "INSERT INTO items (id) VALUES ('b')")
+        }
+        let changes = try database.pendingChanges()
+        #expect(changes.map(\.kind) == [.insert, .insert])
+        let first = try #require(changes.first { $0.key == "a".databaseValue })
+        #expect(first.columns.map(\.name) == ["name", "quantity", "price", "photo"])
+        #expect(first.columns.map(\.value) == ["Grüße 👋 \\0 \u{1F1EB}\u{1F1F7}".databaseValue, Int64.max.databaseValue, (-0.125).databaseValue, photo.databaseValue])
+        let second = try #require(changes.first { $0.key == "b".databaseValue })
+        #expect(second.columns.allSatisfy { $0.value.isNull })
+    }
+
+    @Test("updates are captured per column, NULL transitions included; an update that changes nothing records nothing")
+    func updatesArePerColumn() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('a', 'apple', 1)")
+        }
+        _ = try database.push()
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE items SET name = 'apple', quantity = 1 WHERE id = 'a'")
+        }
+        #expect(try database.pendingChanges().isEmpty)
+        #expect(try database.store.hasPendingChanges() == false)
+
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE items SET name = NULL, price = 2.5 WHERE id = 'a'")
+        }
+        var changes = try database.pendingChanges()
+        #expect(changes.count == 1)
+        #expect(changes.first?.kind == .update)
+        #expect(Set(changes.first?.columns.map(\.name) ?? []) == ["name", "price"])
+        #expect(changes.first?.columns.first { $0.name == "name" }?.value == .null)
+        _ = try database.push()
+
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE items SET name = 'back' WHERE id = 'a'")
+            try db.execute(sql: "UPDATE items SET quantity = '1' WHERE id = 'a'")
+        }
+        changes = try database.pendingChanges()
+        #expect(changes.first?.columns.map(\.name) == ["name"])
+        #expect(changes.first?.columns.first?.value == "back".databaseValue)
+    }
+
+    @Test("a deleted row becomes one delete, whatever was logged before")
+    func deleteFoldsEarlierChanges() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('a', 'x')")
+            try db.execute(sql: "UPDATE items SET name = 'y' WHERE id = 'a'")
+            try db.execute(sql: "DELETE FROM items WHERE id = 'a'")
+        }
+        let changes = try database.pendingChanges()
+        #expect(changes.count == 1)
+        #expect(changes.first?.kind == .delete)
+        #expect(changes.first?.key == "a".databaseValue)
+    }
+
+    @Test("changes get strictly increasing hybrid logical clocks near the wall clock, and folded columns keep their own clock")
+    func clocksAreMonotonic() throws {
+        let database = try TemporaryDatabase()
+        let before = UInt64(Date().timeIntervalSince1970 * 1000)
+        try database.pool.write { db in
+            for index in 0..<50 {
+                try db.execute(sql: "INSERT INTO items (id, quantity) VALUES (?, ?)", arguments: ["k\(index)", index])
+            }
+            try db.execute(sql: "UPDATE items SET quantity = 100 WHERE id = 'k0'")
+        }
+        let changes = try database.pendingChanges()
+        let clocks = changes.map(\.clock)
+        #expect(clocks == clocks.sorted())
+        #expect(Set(clocks).count == clocks.count)
+        #expect(clocks.allSatisfy { $0.physicalMilliseconds >= before })
+        let first = try #require(changes.first { $0.key == "k0".databaseValue })
+        #expect(first.kind == .insert)
+        let quantityClock = try #require(first.columns.first { $0.name == "quantity" }?.clock)
+        let nameClock = try #require(first.columns.first { $0.name == "name" }?.clock)
+        #expect(quantityClock > nameClock)
+        #expect(changes.last?.key == "k0".databaseValue, "the row changed last sorts last")
+    }
+
+    @Test("writes through a second GRDB connection are captured")
+    func secondConnectionIsCaptured() throws {
+        let database = try TemporaryDatabase()
+        let other = try DatabaseQueue(path: database.url.path)
+        try other.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('other', 'from another connection')")
+        }
+        let changes = try database.pendingChanges()
+        #expect(changes.map(\.key) == ["other".databaseValue])
+        #expect(changes.first?.columns.first { $0.name == "name" }?.value == "from another connection".databaseValue)
+    }
+
+    @Test("writes by the sqlite3 command-line tool are captured with a correct clock")
+    func sqliteToolIsCaptured() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('first', 'app')")
+        }
+        let appClock = try #require(try database.pendingChanges().first?.clock)
+        let tool = Process()
+        tool.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        tool.arguments = [
+            database.url.path,
+            "INSERT INTO items (id, name, quantity) VALUES ('cli', 'from sqlite3', 7); UPDATE items SET name = 'cli edit' WHERE id = 'first';",
+        ]
+        let errors = Pipe()
+        tool.standardError = errors
+        try tool.run()
+        tool.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(tool.terminationStatus == 0, "sqlite3 failed: \(message)")
+        let changes = try database.pendingChanges()
+        let cli = try #require(changes.first { $0.key == "cli".databaseValue })
+        #expect(cli.kind == .insert)
+        #expect(cli.columns.first { $0.name == "quantity" }?.value == 7.databaseValue)
+        #expect(cli.clock > appClock)
+        let edited = try #require(changes.first { $0.key == "first".databaseValue })
+        #expect(edited.columns.first { $0.name == "name" }?.value == "cli edit".databaseValue)
+        #expect(edited.columns.first { $0.name == "name" }.map(\.clock)! > cli.clock)
+    }
+
+    @Test("re-registering after ALTER TABLE ADD COLUMN captures the new column")
+    func schemaChangeIsPickedUp() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('a', 'x')")
+            try db.execute(sql: "ALTER TABLE items ADD COLUMN colour TEXT")
+        }
+        _ = try database.push()
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE items SET colour = 'red' WHERE id = 'a'")
+        }
+        #expect(try database.pendingChanges().isEmpty, "not captured before re-registration")
+        let table = try database.store.register(table: "items")
+        #expect(table.columns.contains("colour"))
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE items SET colour = 'blue' WHERE id = 'a'")
+        }
+        let changes = try database.pendingChanges()
+        #expect(changes.first?.columns.map(\.name) == ["colour"])
+        #expect(changes.first?.columns.first?.value == "blue".databaseValue)
+    }
+
+    @Test("changing a row's key is captured as a delete of the old key and an insert of the new one")
+    func keyChange() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('old', 'x')")
+        }
+        _ = try database.push()
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE items SET id = 'new', name = 'y' WHERE id = 'old'")
+        }
+        let changes = try database.pendingChanges()
+        #expect(changes.count == 2)
+        #expect(changes.first { $0.key == "old".databaseValue }?.kind == .delete)
+        let inserted = try #require(changes.first { $0.key == "new".databaseValue })
+        #expect(inserted.kind == .insert)
+        #expect(inserted.columns.first { $0.name == "name" }?.value == "y".databaseValue)
+    }
+
+    @Test("changes made after a set was written stay pending after markPushed")
+    func markPushedKeepsLaterChanges() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id) VALUES ('a')")
+        }
+        let pushed = try #require(try database.store.writePendingChangeSet(to: database.file("s1"), setID: "s1"))
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id) VALUES ('b')")
+        }
+        try database.store.markPushed(pushed)
+        #expect(try database.pendingChanges().map(\.key) == ["b".databaseValue])
+        #expect(try database.store.isApplied(setID: "s1"))
+        #expect(try database.store.writePendingChangeSet(to: database.file("s2"), setID: "s2")?.summary.changeCount == 1)
+    }
+}

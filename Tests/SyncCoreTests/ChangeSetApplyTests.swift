@@ -1,0 +1,301 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SyncCore
+
+@Suite("Applying change sets")
+struct ChangeSetApplyTests {
+    static let schema = TemporaryDatabase.itemsSchema + """
+        CREATE TABLE parents (id TEXT PRIMARY KEY NOT NULL, name TEXT);
+        CREATE TABLE children (
+            id TEXT PRIMARY KEY NOT NULL,
+            parent_id TEXT NOT NULL REFERENCES parents(id) ON DELETE CASCADE,
+            label TEXT);
+        """
+
+    static func makeClient() throws -> TemporaryDatabase {
+        try TemporaryDatabase(schema: schema, tables: ["items", "parents", "children"])
+    }
+
+    /// Writes a hand-made change set from `client` to a file of `database`'s directory.
+    static func handMadeSet(_ changes: [RowChange], clientID: String = "hand", in database: TemporaryDatabase) throws -> URL {
+        let url = database.file("hand-\(UUID().uuidString)")
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: UUID().uuidString, clientID: clientID))
+        for change in changes {
+            try writer.write(change)
+        }
+        try writer.finish()
+        return url
+    }
+
+    static let clock = HLCTimestamp(physicalMilliseconds: 1_700_000_000_000)
+
+    static func insert(_ table: String, _ key: String, _ values: [String: DatabaseValue]) -> RowChange {
+        RowChange(kind: .insert, table: table, key: key.databaseValue, clock: clock, columns: values.sorted { $0.key < $1.key }.map {
+            .init(name: $0.key, value: $0.value, clock: clock)
+        })
+    }
+
+    /// Moves a client's clock one hour ahead by applying a set with a future clock (a deletion of a
+    /// row that does not exist), so its next edit is certainly later than anything written so far,
+    /// without waiting for the wall clock.
+    static func advanceClock(of client: TemporaryDatabase) throws {
+        let future = HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + 3_600_000)
+        let set = try handMadeSet([RowChange(kind: .delete, table: "items", key: "no such row".databaseValue, clock: future)], in: client)
+        try client.store.applyChangeSet(at: set)
+        #expect(try client.store.currentClock() >= future)
+    }
+
+    @Test("another client's changes arrive intact and do not echo back as local changes")
+    func applyWithoutEcho() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name, quantity, price, photo) VALUES ('x', 'Xylophone', 3, 9.5, x'00ff')")
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('y', 'Yak')")
+        }
+        let set = try a.push()
+        let report = try b.store.applyChangeSet(at: set)
+        #expect(report.insertedRows == 2)
+        #expect(report.wasAlreadyApplied == false)
+        #expect(try b.items() == a.items())
+        #expect(try b.store.hasPendingChanges() == false)
+        #expect(try b.store.currentClock() >= a.store.currentClock())
+
+        try a.pool.write { db in
+            try db.execute(sql: "UPDATE items SET quantity = 4 WHERE id = 'x'")
+            try db.execute(sql: "DELETE FROM items WHERE id = 'y'")
+        }
+        let second = try b.store.applyChangeSet(at: a.push())
+        #expect(second.updatedRows == 1)
+        #expect(second.deletedRows == 1)
+        #expect(try b.items() == a.items())
+        #expect(try b.store.hasPendingChanges() == false)
+
+        try b.pool.write { db in
+            try db.execute(sql: "UPDATE items SET name = 'local' WHERE id = 'x'")
+        }
+        #expect(try b.pendingChanges().count == 1, "capture works again after the apply")
+    }
+
+    @Test("applying the same set twice is a no-op")
+    func idempotent() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, quantity) VALUES ('x', 1)")
+        }
+        let set = try a.push(setID: "set-1")
+        try b.store.applyChangeSet(at: set)
+        try b.pool.write { db in
+            try db.execute(sql: "UPDATE items SET quantity = 2 WHERE id = 'x'")
+        }
+        let again = try b.store.applyChangeSet(at: set)
+        #expect(again.wasAlreadyApplied)
+        #expect(again.insertedRows == 0)
+        #expect(try b.items()["x"]?[1] == 2.databaseValue)
+        #expect(try b.store.appliedSetIDs() == ["set-1"])
+    }
+
+    @Test("a failure part-way (a CHECK violation in the updates pass) leaves nothing applied and the set pending")
+    func allOrNothing() throws {
+        let b = try Self.makeClient()
+        try b.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, quantity) VALUES ('existing', 1)")
+        }
+        _ = try b.push()
+        let set = try Self.handMadeSet([
+            Self.insert("items", "new1", ["name": "one".databaseValue]),
+            Self.insert("items", "new2", ["name": "two".databaseValue]),
+            RowChange(kind: .update, table: "items", key: "existing".databaseValue, clock: Self.clock, columns: [
+                .init(name: "quantity", value: (-5).databaseValue, clock: Self.clock),
+            ]),
+        ], in: b)
+        let before = try b.items()
+        let error = try #require(throws: DatabaseError.self) { try b.store.applyChangeSet(at: set) }
+        #expect(error.resultCode == .SQLITE_CONSTRAINT)
+        #expect(try b.items() == before)
+        #expect(try b.store.appliedSetIDs().count == 1, "only b's own pushed set")
+        #expect(try b.store.hasPendingChanges() == false)
+        let applying = try b.pool.read { try Int.fetchOne($0, sql: "SELECT applying FROM rollingsync_state") }
+        #expect(applying == 0)
+        try b.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id) VALUES ('after')")
+        }
+        #expect(try b.pendingChanges().map(\.key) == ["after".databaseValue], "triggers are not left suppressed")
+    }
+
+    @Test("foreign keys are checked at commit: a child before its parent in the set applies; a dangling child is refused whole")
+    func deferredForeignKeys() throws {
+        let b = try Self.makeClient()
+        let ordered = try Self.handMadeSet([
+            Self.insert("children", "c1", ["parent_id": "p1".databaseValue, "label": "first".databaseValue]),
+            Self.insert("parents", "p1", ["name": "parent".databaseValue]),
+        ], in: b)
+        let report = try b.store.applyChangeSet(at: ordered)
+        #expect(report.insertedRows == 2)
+
+        let dangling = try Self.handMadeSet([
+            Self.insert("parents", "p2", ["name": "second parent".databaseValue]),
+            Self.insert("children", "c2", ["parent_id": "missing".databaseValue, "label": "orphan".databaseValue]),
+        ], in: b)
+        let error = try #require(throws: DatabaseError.self) { try b.store.applyChangeSet(at: dangling) }
+        #expect(error.resultCode == .SQLITE_CONSTRAINT)
+        let parents = try b.pool.read { try String.fetchAll($0, sql: "SELECT id FROM parents ORDER BY id") }
+        #expect(parents == ["p1"])
+    }
+
+    @Test("a corrupt or truncated set is refused before anything is applied")
+    func corruptSetRefused() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in
+            for index in 0..<200 {
+                try db.execute(sql: "INSERT INTO items (id, name) VALUES (?, ?)", arguments: ["k\(index)", "row \(index)"])
+            }
+        }
+        let set = try a.push()
+        var bytes = try Data(contentsOf: set)
+        bytes[bytes.count - 100] ^= 0x01
+        try bytes.write(to: set)
+        #expect(throws: ChangeSetFormatError.self) { try b.store.applyChangeSet(at: set) }
+        try bytes.prefix(bytes.count - 10).write(to: set)
+        #expect(throws: ChangeSetFormatError.self) { try b.store.applyChangeSet(at: set) }
+        #expect(try b.items().isEmpty)
+        #expect(try b.store.appliedSetIDs().isEmpty)
+    }
+
+    @Test("sets naming an unregistered table or an unknown column are refused whole")
+    func unknownSchema() throws {
+        let b = try Self.makeClient()
+        let unknownTable = try Self.handMadeSet([
+            Self.insert("items", "fine", [:]),
+            Self.insert("elsewhere", "k", ["v": 1.databaseValue]),
+        ], in: b)
+        #expect(throws: LocalStoreError(.unregisteredTable, table: "elsewhere")) { try b.store.applyChangeSet(at: unknownTable) }
+        let unknownColumn = try Self.handMadeSet([Self.insert("items", "k", ["colour": "red".databaseValue])], in: b)
+        #expect(throws: LocalStoreError(.unknownColumn("colour"), table: "items")) { try b.store.applyChangeSet(at: unknownColumn) }
+        #expect(try b.items().isEmpty)
+    }
+
+    @Test("an insert of an existing row merges like an update; an update of a missing row is ignored with a warning")
+    func upsertRules() throws {
+        let b = try Self.makeClient()
+        try b.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('k', 'old', 1)")
+        }
+        _ = try b.push()
+        let set = try Self.handMadeSet([
+            Self.insert("items", "k", ["name": "new".databaseValue]),
+            RowChange(kind: .update, table: "items", key: "missing".databaseValue, clock: Self.clock, columns: [
+                .init(name: "name", value: "x".databaseValue, clock: Self.clock),
+            ]),
+        ], in: b)
+        let report = try b.store.applyChangeSet(at: set)
+        #expect(report.insertedRows == 0)
+        #expect(report.updatedRows == 1)
+        #expect(report.warnings == [.changeToDeletedRowIgnored(table: "items", key: "missing".databaseValue)])
+        #expect(try b.items()["k"] == ["new".databaseValue, 1.databaseValue, .null, .null])
+    }
+
+    @Test("same-cell conflicts are detected; last writer wins by default and clients converge")
+    func conflictsLastWriterWins() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('k', 'start', 1)") }
+        try b.store.applyChangeSet(at: a.push())
+
+        try a.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'from A', quantity = 2 WHERE id = 'k'") }
+        let setA = try a.push()
+        try Self.advanceClock(of: b)
+        try b.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'from B' WHERE id = 'k'") }
+
+        let conflicts = try b.store.conflicts(inChangeSetAt: setA)
+        #expect(conflicts.count == 1)
+        let conflict = try #require(conflicts.first)
+        #expect(conflict.column == "name")
+        #expect(conflict.localValue == "from B".databaseValue)
+        #expect(conflict.remoteValue == "from A".databaseValue)
+        #expect(conflict.remoteClientID == a.store.clientID)
+        #expect(conflict.remoteWinsByLastWriter == false, "B's edit is later")
+        #expect(try b.items()["k"]?[0] == "from B".databaseValue, "the preview changed nothing")
+
+        let report = try b.store.applyChangeSet(at: setA)
+        #expect(report.conflicts.map(\.resolution) == [.local])
+        #expect(try b.items()["k"] == ["from B".databaseValue, 2.databaseValue, .null, .null])
+        try a.store.applyChangeSet(at: b.push())
+        #expect(try a.items() == b.items())
+    }
+
+    @Test("keeping the older local value re-publishes it with a newer clock, so every client converges on it")
+    func localDecisionIsRepublished() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        let c = try Self.makeClient()
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
+        let initial = try a.push()
+        try b.store.applyChangeSet(at: initial)
+        try c.store.applyChangeSet(at: initial)
+
+        try b.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'older from B' WHERE id = 'k'") }
+        try Self.advanceClock(of: a)
+        try a.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'newer from A' WHERE id = 'k'") }
+        let setA = try a.push()
+        let report = try b.store.applyChangeSet(at: setA, resolver: ConflictResolver { _ in .local })
+        #expect(report.conflicts.first?.conflict.remoteWinsByLastWriter == true)
+        let setB = try b.push()
+        let pushedB = try #require(try ChangeSetReader(contentsOf: setB).next())
+        #expect(pushedB.columns.first { $0.name == "name" }!.clock > (try #require(try ChangeSetReader(contentsOf: setA).next())).clock)
+
+        try a.store.applyChangeSet(at: setB)
+        try c.store.applyChangeSet(at: setB)
+        try c.store.applyChangeSet(at: setA)
+        #expect(try a.items()["k"]?[0] == "older from B".databaseValue)
+        #expect(try c.items() == a.items())
+        #expect(try b.items() == a.items())
+        #expect(try c.items()["k"]?[0] == "older from B".databaseValue, "A's set, applied last on C, is stale there")
+    }
+
+    @Test("a merged value is written and re-published")
+    func mergedValue() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
+        try b.store.applyChangeSet(at: a.push())
+        try a.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'A' WHERE id = 'k'") }
+        try b.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'B' WHERE id = 'k'") }
+        try b.store.applyChangeSet(at: a.push(), resolver: ConflictResolver { conflict in
+            .merged("\(conflict.localValue.storage)+\(conflict.remoteValue.storage)".databaseValue)
+        })
+        let merged = try #require(try b.items()["k"]?[0])
+        try a.store.applyChangeSet(at: b.push())
+        #expect(try a.items()["k"]?[0] == merged)
+    }
+
+    @Test("delete versus update: the deletion wins on both sides and is reported")
+    func deleteVersusUpdate() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
+        try b.store.applyChangeSet(at: a.push())
+
+        try a.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 'k'") }
+        try b.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'edited' WHERE id = 'k'") }
+        let setA = try a.push()
+        let setB = try b.push(setID: "b-edit")
+        let onA = try a.store.applyChangeSet(at: setB)
+        #expect(onA.warnings == [.changeToDeletedRowIgnored(table: "items", key: "k".databaseValue)])
+        #expect(try b.store.applyChangeSet(at: setA).deletedRows == 1)
+        #expect(try a.items().isEmpty)
+        #expect(try b.items().isEmpty)
+
+        let c = try Self.makeClient()
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
+        _ = try c.push()
+        try c.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'unpushed' WHERE id = 'k'") }
+        let report = try c.store.applyChangeSet(at: setA)
+        #expect(report.warnings == [.remoteDeleteDiscardedLocalChanges(table: "items", key: "k".databaseValue)])
+        #expect(try c.store.hasPendingChanges() == false)
+        #expect(try c.store.applyChangeSet(at: setB).warnings == [.changeToDeletedRowIgnored(table: "items", key: "k".databaseValue)])
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// A real SQLite database file in a fresh temporary directory, removed when released.
+final class TemporaryDatabase {
+    let directory: URL
+    let url: URL
+    let pool: DatabasePool
+    let store: LocalStore
+
+    /// Creates the database, runs `schema`, opens a ``LocalStore`` and registers `tables`.
+    init(schema: String = TemporaryDatabase.itemsSchema, tables: [String] = ["items"]) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        url = directory.appendingPathComponent("app.sqlite")
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        pool = try DatabasePool(path: url.path, configuration: configuration)
+        try pool.write { db in try db.execute(sql: schema) }
+        store = try LocalStore(writer: pool)
+        for table in tables {
+            try store.register(table: table)
+        }
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static let itemsSchema = """
+        CREATE TABLE items (
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT,
+            quantity INTEGER,
+            price REAL,
+            photo BLOB,
+            CHECK (quantity IS NULL OR quantity >= 0));
+        """
+
+    /// A file path in the temporary directory.
+    func file(_ name: String) -> URL {
+        directory.appendingPathComponent(name)
+    }
+
+    /// All pending changes, in order.
+    func pendingChanges() throws -> [RowChange] {
+        var changes: [RowChange] = []
+        try store.readPendingChanges { changes.append($0) }
+        return changes
+    }
+
+    /// Writes the pending changes to a set file and marks them pushed.
+    func push(setID: String = UUID().uuidString) throws -> URL {
+        let url = file("\(setID).syncchg")
+        let pushed = try store.writePendingChangeSet(to: url, setID: setID)
+        if let pushed {
+            try store.markPushed(pushed)
+        }
+        return url
+    }
+
+    /// The rows of `items` as `id → [name, quantity, price, photo]`.
+    func items() throws -> [String: [DatabaseValue]] {
+        try pool.read { db in
+            var result: [String: [DatabaseValue]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, name, quantity, price, photo FROM items") {
+                result[row["id"]] = [row["name"], row["quantity"], row["price"], row["photo"]]
+            }
+            return result
+        }
+    }
+}
