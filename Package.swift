@@ -31,7 +31,11 @@ let package = Package(
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
         .target(name: "InMemoryRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
-        .target(name: "FileRemote", dependencies: ["RemoteProtocol", "RemoteTransportSupport"], swiftSettings: sharedSwiftSettings),
+        .target(
+            name: "FileRemote",
+            dependencies: ["RemoteProtocol", "RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(

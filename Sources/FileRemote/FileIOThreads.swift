@@ -44,7 +44,8 @@ final class FileIOThreads: Sendable {
     /// One thread and its transfer buffer.
     private actor Worker {
         private let executor: DedicatedThreadExecutor
-        // Only touched by jobs of this actor, which run one at a time on its thread.
+        // nonisolated(unsafe) only so that deinit may free it: every other use is by this actor's
+        // jobs, which run one at a time on its thread.
         nonisolated(unsafe) private let buffer: UnsafeMutableRawBufferPointer
 
         init(name: String) {

@@ -35,8 +35,8 @@ public struct FileRemoteStore: RemoteStore {
     /// The real location of the store's root folder: absolute, with every symbolic link resolved.
     public let root: URL
 
-    private let fileSystem: FileSystemRoot
-    private let threads: FileIOThreads
+    let fileSystem: FileSystemRoot
+    let threads: FileIOThreads
 
     /// Opens the folder at `root`, a `file:` URL with an absolute path and no host other than
     /// `localhost`. The folder must exist: a missing folder is an error rather than being created,
@@ -71,7 +71,6 @@ public struct FileRemoteStore: RemoteStore {
     /// - Throws: ``RemoteStoreError/Code/permissionDenied`` for a link that leads outside the root.
     public func exists(_ path: RemotePath) async throws -> RemoteItem? {
         try Task.checkCancellation()
-        let fileSystem = fileSystem
         return try await threads.run { _ in try fileSystem.item(at: path) }
     }
 
@@ -82,7 +81,6 @@ public struct FileRemoteStore: RemoteStore {
     ///   ``RemoteStoreError/Code/notADirectory`` if one stands above it.
     public func createDirectory(at path: RemotePath) async throws {
         try Task.checkCancellation()
-        let fileSystem = fileSystem
         try await threads.run { _ in try fileSystem.createDirectory(at: path) }
     }
 
@@ -96,7 +94,6 @@ public struct FileRemoteStore: RemoteStore {
     ///   `CancellationError` when cancelled; in every case the previous content stays.
     public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
         try Task.checkCancellation()
-        let fileSystem = fileSystem
         let transfer = try await threads.run { _ in try fileSystem.prepareUpload(from: localFile, to: path) }
         try await transfer.run(on: threads)
     }
@@ -110,7 +107,6 @@ public struct FileRemoteStore: RemoteStore {
     ///   every case `localFile` is left as it was.
     public func download(_ path: RemotePath, to localFile: URL) async throws {
         try Task.checkCancellation()
-        let fileSystem = fileSystem
         let transfer = try await threads.run { _ in try fileSystem.prepareDownload(of: path, to: localFile) }
         try await transfer.run(on: threads)
     }
@@ -122,7 +118,6 @@ public struct FileRemoteStore: RemoteStore {
     ///   missing, ``RemoteStoreError/Code/isADirectory`` if either is a directory.
     public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
         try Task.checkCancellation()
-        let fileSystem = fileSystem
         let transfer = try await threads.run { _ in try fileSystem.prepareCopy(of: source, to: destination) }
         try await transfer.run(on: threads)
     }
@@ -134,7 +129,6 @@ public struct FileRemoteStore: RemoteStore {
     ///   ``RemoteStoreError/Code/notADirectory`` for a file.
     public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
         try Task.checkCancellation()
-        let fileSystem = fileSystem
         return try await threads.run { _ in try fileSystem.items(in: directory) }
     }
 
@@ -144,7 +138,6 @@ public struct FileRemoteStore: RemoteStore {
     /// - Throws: ``RemoteStoreError/Code/invalidPath`` for the root.
     public func delete(_ path: RemotePath) async throws {
         try Task.checkCancellation()
-        let fileSystem = fileSystem
         try await threads.run { _ in try fileSystem.remove(path) }
     }
 }

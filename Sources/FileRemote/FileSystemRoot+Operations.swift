@@ -40,10 +40,7 @@ extension FileSystemRoot {
         }
         var items: [RemoteItem] = []
         for name in names where !name.hasPrefix(RemotePath.reservedTemporaryPrefix) {
-            // Names a RemotePath cannot spell exactly (not NFC, say) cannot be addressed: leave them out.
-            guard let childPath = try? RemotePath(components: path.components + [name]),
-                childPath.name.utf8.elementsEqual(name.utf8)
-            else { continue }
+            guard let childPath = Self.childPath(of: path, named: name) else { continue }
             let status: FileStatus?
             do {
                 status = try directory.status(ofEntry: name)
@@ -139,6 +136,37 @@ extension FileSystemRoot {
         )
     }
 
+    /// Removes the temporary files in `path` (not below it) last modified before `cutoff`, and
+    /// returns how many went and the real subdirectories (never links) still to visit.
+    func removeTemporaryFiles(
+        in path: RemotePath,
+        modifiedBefore cutoff: Date
+    ) throws(RemoteStoreError) -> (removedCount: Int, subdirectories: [RemotePath]) {
+        let directory = try openExistingDirectory(at: path)
+        let context = FailureContext.remote(path)
+        var removedCount = 0
+        var subdirectories: [RemotePath] = []
+        do {
+            for name in try directory.entryNames() {
+                guard let status = try directory.status(ofEntry: name) else { continue }
+                if name.hasPrefix(RemotePath.reservedTemporaryPrefix) {
+                    guard status.kind == .file, status.modificationDate < cutoff else { continue }
+                    do {
+                        try directory.removeEntry(named: name, isDirectory: false)
+                        removedCount += 1
+                    } catch where error.code == ENOENT {
+                        continue  // finished or cleaned up meanwhile
+                    }
+                } else if status.kind == .directory, let child = Self.childPath(of: path, named: name) {
+                    subdirectories.append(child)
+                }
+            }
+        } catch {
+            throw context.error(error, "remove leftover temporary files in")
+        }
+        return (removedCount, subdirectories)
+    }
+
     /// Opens the directory at `path` for listing: ``RemoteStoreError/Code/notFound`` if nothing
     /// is there, ``RemoteStoreError/Code/notADirectory`` for a file.
     private func openExistingDirectory(at path: RemotePath) throws(RemoteStoreError) -> FileDescriptor {
@@ -221,6 +249,15 @@ extension FileSystemRoot {
             }
         }
         try parent.removeEntry(named: name, isDirectory: true)
+    }
+
+    /// The path of the entry `name` of `directory`, or `nil` if no ``RemotePath`` spells that name
+    /// exactly (a name that is not in NFC, say), so it cannot be addressed and is left alone.
+    private static func childPath(of directory: RemotePath, named name: String) -> RemotePath? {
+        guard let child = try? RemotePath(components: directory.components + [name]),
+            child.name.utf8.elementsEqual(name.utf8)
+        else { return nil }
+        return child
     }
 
     private static func rootIsADirectory(_ path: RemotePath) -> RemoteStoreError {

@@ -106,7 +106,8 @@ struct FileSystemRoot: Sendable {
                     }
                     switch status?.kind {
                     case .symbolicLink:
-                        remaining = ArraySlice(try realComponents(ofLink: walked + [name], for: path)) + remaining.dropFirst()
+                        let target = try realComponents(ofLink: walked + [name], for: path)
+                        remaining = ArraySlice(target) + remaining.dropFirst()
                         walked = []
                         directory = try openRoot(for: path)
                         continue
@@ -171,7 +172,10 @@ struct FileSystemRoot: Sendable {
 
     /// The components of the real location of the link at `components` (relative to the root),
     /// which must lie inside the root.
-    private func realComponents(ofLink components: [String], for path: RemotePath) throws(RemoteStoreError) -> [String] {
+    private func realComponents(
+        ofLink components: [String],
+        for path: RemotePath
+    ) throws(RemoteStoreError) -> [String] {
         let linkPath = ([self.path == "/" ? "" : self.path] + components).joined(separator: "/")
         guard let resolved = realpath(linkPath, nil) else {
             throw FailureContext.remote(path).error(.current, "follow a symbolic link on the way to")
@@ -182,7 +186,8 @@ struct FileSystemRoot: Sendable {
             throw RemoteStoreError(
                 .permissionDenied,
                 path: path,
-                message: "'\(components.joined(separator: "/"))' is a symbolic link that leads outside the store's root "
+                message: "'\(components.joined(separator: "/"))' is a symbolic link that leads outside "
+                    + "the store's root "
                     + "(to '\(target)'); FileRemote does not follow it"
             )
         }
@@ -200,9 +205,19 @@ struct FileSystemRoot: Sendable {
             .map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Opens the root folder. A root that has vanished since the store was opened (an unmounted
+    /// share) is ``RemoteStoreError/Code/unavailable``, not `notFound`: the path asked about may
+    /// well exist once the folder is back.
     private func openRoot(for path: RemotePath) throws(RemoteStoreError) -> FileDescriptor {
         do {
             return try FileDescriptor.openDirectory(atPath: self.path)
+        } catch where error.code == ENOENT {
+            throw RemoteStoreError(
+                .unavailable,
+                path: path,
+                message: "the store's root folder '\(self.path)' is gone (an unmounted share?)",
+                underlying: POSIXError(.ENOENT)
+            )
         } catch {
             throw FailureContext.remote(path).error(error, "open the store's root folder for")
         }
@@ -210,7 +225,11 @@ struct FileSystemRoot: Sendable {
 
     /// Creates `name` in `directory` (tolerating a concurrent creation) and makes the new entry
     /// durable.
-    private func makeDirectory(_ name: String, in directory: FileDescriptor, for path: RemotePath) throws(RemoteStoreError) {
+    private func makeDirectory(
+        _ name: String,
+        in directory: FileDescriptor,
+        for path: RemotePath
+    ) throws(RemoteStoreError) {
         do {
             try directory.makeDirectory(named: name)
             try directory.synchronize()

@@ -1,5 +1,5 @@
 extension RemoteStoreConformance {
-    /// One rule of the `RemoteStore` contract. Each name is the one written in brackets in the
+    /// One rule of the `RemoteStore` contract. Each name is the one written in parentheses in the
     /// documentation of `RemoteStore`, where the rule itself is stated.
     ///
     /// Paths below are relative to the run's working directory.

@@ -79,9 +79,16 @@ public struct RemoteStoreConformance: Sendable {
                 try await store.createDirectory(at: workingDirectory)
             }
             try await context.run()
-        } catch {
+        } catch let error as CancellationError where Task.isCancelled {
             await Self.cleanUp(store, workingDirectory)
             throw error
+        } catch {
+            await Self.cleanUp(store, workingDirectory)
+            throw error as? ConformanceFailure ?? ConformanceFailure(
+                check: check, path: (error as? RemoteStoreError)?.path,
+                expected: "every step of the check to succeed",
+                actual: "a step threw \(ConformanceContext.describe(error))", underlying: error
+            )
         }
         if let cleanupError = await Self.cleanUp(store, workingDirectory) {
             throw ConformanceFailure(

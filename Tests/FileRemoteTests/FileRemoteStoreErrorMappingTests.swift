@@ -39,10 +39,10 @@ struct FileRemoteStoreErrorMappingTests {
         try folder.write("x", to: "file")
         let store = try FileRemoteStore(root: folder.url)
 
-        await expectCode(.notADirectory) { try await store.write(Data(), to: "file/child") }
-        await expectCode(.notADirectory) { try await store.createDirectory(at: "file/child") }
-        await expectCode(.alreadyExists) { try await store.createDirectory(at: "file") }
-        await expectCode(.notADirectory) { _ = try await store.list("file") }
+        await expectRemoteError(.notADirectory) { try await store.write(Data(), to: "file/child") }
+        await expectRemoteError(.notADirectory) { try await store.createDirectory(at: "file/child") }
+        await expectRemoteError(.alreadyExists) { try await store.createDirectory(at: "file") }
+        await expectRemoteError(.notADirectory) { _ = try await store.list("file") }
         #expect(try folder.names() == ["file"])
     }
 
@@ -51,14 +51,16 @@ struct FileRemoteStoreErrorMappingTests {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         try folder.write("original", to: "source/file")
-        try FileManager.default.createDirectory(at: folder.appending("root/readonly"), withIntermediateDirectories: true)
+        let readOnly = folder.appending("root/readonly")
+        try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
         let store = try FileRemoteStore(root: folder.appending("root"))
 
-        try await PrivilegedFileSystem.withReadOnlyBind(of: folder.appending("source"), at: folder.appending("root/readonly")) { () async throws in
-            await expectCode(.permissionDenied) { try await store.write(Data("new".utf8), to: "readonly/file") }
-            await expectCode(.permissionDenied) { try await store.write(Data("new".utf8), to: "readonly/other") }
-            await expectCode(.permissionDenied) { try await store.createDirectory(at: "readonly/sub") }
-            await expectCode(.permissionDenied) { try await store.delete("readonly/file") }
+        let source = folder.appending("source")
+        try await PrivilegedFileSystem.withReadOnlyBind(of: source, at: readOnly) { () async throws in
+            await expectRemoteError(.permissionDenied) { try await store.write(Data("new".utf8), to: "readonly/file") }
+            await expectRemoteError(.permissionDenied) { try await store.write(Data("new".utf8), to: "readonly/other") }
+            await expectRemoteError(.permissionDenied) { try await store.createDirectory(at: "readonly/sub") }
+            await expectRemoteError(.permissionDenied) { try await store.delete("readonly/file") }
             #expect(try await store.read("readonly/file") == Data("original".utf8))
         }
         #expect(try folder.names(in: "source") == ["file"])
@@ -72,9 +74,9 @@ struct FileRemoteStoreErrorMappingTests {
         let store = try FileRemoteStore(root: folder.url)
 
         try await PrivilegedFileSystem.withImmutable(folder.appending("locked")) { () async throws in
-            await expectCode(.permissionDenied) { try await store.write(Data("new".utf8), to: "locked/file") }
-            await expectCode(.permissionDenied) { try await store.copy("locked/file", to: "locked/copy") }
-            await expectCode(.permissionDenied) { try await store.delete("locked/file") }
+            await expectRemoteError(.permissionDenied) { try await store.write(Data("new".utf8), to: "locked/file") }
+            await expectRemoteError(.permissionDenied) { try await store.copy("locked/file", to: "locked/copy") }
+            await expectRemoteError(.permissionDenied) { try await store.delete("locked/file") }
         }
         #expect(try folder.names(in: "locked") == ["file"])
         #expect(try folder.read("locked/file") == "original")
@@ -89,24 +91,16 @@ struct FileRemoteStoreErrorMappingTests {
         try Data(repeating: 0xA5, count: 1 << 20).write(to: big)
         let store = try FileRemoteStore(root: folder.appending("root"))
 
-        try await PrivilegedFileSystem.withSmallTmpfs(at: folder.appending("root/small"), size: "64k") { () async throws in
+        let small = folder.appending("root/small")
+        try await PrivilegedFileSystem.withSmallTmpfs(at: small, size: "64k") { () async throws in
             try await store.write(Data("previous".utf8), to: "small/data")
 
-            await expectCode(.insufficientStorage) { try await store.upload(contentsOf: big, to: "small/data") }
+            await expectRemoteError(.insufficientStorage) { try await store.upload(contentsOf: big, to: "small/data") }
             try await store.write(Data(repeating: 1, count: 40 << 10), to: "small/forty")
-            await expectCode(.insufficientStorage) { try await store.copy("small/forty", to: "small/copy") }
+            await expectRemoteError(.insufficientStorage) { try await store.copy("small/forty", to: "small/copy") }
 
             #expect(try folder.names(in: "root/small") == ["data", "forty"])
             #expect(try await store.read("small/data") == Data("previous".utf8))
         }
-    }
-
-    private func expectCode(
-        _ code: RemoteStoreError.Code,
-        sourceLocation: SourceLocation = #_sourceLocation,
-        _ body: () async throws -> Void
-    ) async {
-        let error = await #expect(throws: RemoteStoreError.self, sourceLocation: sourceLocation) { try await body() }
-        #expect(error?.code == code, "\(error.map { "\($0)" } ?? "no error")", sourceLocation: sourceLocation)
     }
 }

@@ -81,6 +81,19 @@ struct FileRemoteStoreTests {
         #expect(error?.code == .notADirectory)
     }
 
+    @Test func rootThatVanishesAfterOpeningIsUnavailableRatherThanEmpty() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        try folder.write("x", to: "share/file")
+        let store = try FileRemoteStore(root: folder.appending("share"))
+        try FileManager.default.removeItem(at: folder.appending("share"))
+
+        await expectRemoteError(.unavailable) { _ = try await store.exists(.root) }
+        await expectRemoteError(.unavailable) { _ = try await store.exists("file") }
+        await expectRemoteError(.unavailable) { _ = try await store.list(.root) }
+        await expectRemoteError(.unavailable) { try await store.delete("file") }
+    }
+
     @Test func capabilitiesDeclareServerSideCopyAndAtomicReplace() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -165,6 +178,29 @@ struct FileRemoteStoreTests {
         #expect(try folder.read("local/file") == "remote content")
         #expect(missing?.code == .notFound)
         #expect(try folder.names(in: "local") == ["file"])
+    }
+
+    @Test func leftoverTemporaryFilesOlderThanTheAgeAreRemovedEverywhereElseKept() async throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let prefix = RemotePath.reservedTemporaryPrefix
+        for stale in ["\(prefix)a", "deep/er/\(prefix)b"] {
+            try folder.write("crashed", to: stale)
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date.now.addingTimeInterval(-7200)],
+                ofItemAtPath: folder.appending(stale).path(percentEncoded: false)
+            )
+        }
+        try folder.write("in flight", to: "deep/\(prefix)c")
+        try folder.write("data", to: "deep/er/data")
+        let store = try FileRemoteStore(root: folder.url)
+
+        let removed = try await store.removeLeftoverTemporaryFiles(olderThan: .seconds(3600))
+
+        #expect(removed == 2)
+        #expect(try folder.names() == ["deep"])
+        #expect(try folder.names(in: "deep") == ["\(prefix)c", "er"])
+        #expect(try folder.names(in: "deep/er") == ["data"])
     }
 
     // MARK: Modification times

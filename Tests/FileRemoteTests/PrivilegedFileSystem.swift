@@ -49,7 +49,7 @@ enum PrivilegedFileSystem {
         let target = folder.path(percentEncoded: false)
         try check(
             mount(source.path(percentEncoded: false), target, nil, UInt(MS_BIND), nil),
-            "bind-mount \(source.path) at \(target)"
+            "bind-mount \(source.path(percentEncoded: false)) at \(target)"
         )
         defer { umount2(target, Int32(MNT_DETACH)) }
         try check(

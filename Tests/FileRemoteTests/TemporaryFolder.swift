@@ -34,7 +34,8 @@ struct TemporaryFolder {
 
     /// The names in the folder at `relativePath`, as the file system has them (hidden ones included).
     func names(in relativePath: String = "") throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: appending(relativePath).path(percentEncoded: false)).sorted()
+        let path = appending(relativePath).path(percentEncoded: false)
+        return try FileManager.default.contentsOfDirectory(atPath: path).sorted()
     }
 
     /// Deletes the folder and everything in it.

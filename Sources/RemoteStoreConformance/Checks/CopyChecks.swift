@@ -2,23 +2,26 @@ import Foundation
 import RemoteProtocol
 
 extension ConformanceContext {
-    func copyRoundTrip() async throws {
+    /// Writes `content` to `source` and copies it to `destination`; returns both paths.
+    private func copied(_ content: Data) async throws -> (source: RemotePath, destination: RemotePath) {
         let source = path("source")
         let destination = path("destination")
-        let content = Self.randomData(5000)
         try await write(content, to: source)
         try await copy(source, to: destination)
+        return (source, destination)
+    }
+
+    func copyRoundTrip() async throws {
+        let content = Self.randomData(5000)
+        let (source, destination) = try await copied(content)
         try await expectContent(destination, content)
         try await expectContent(source, content)
         try await expectListing(directory, ["source": (.file, content.count), "destination": (.file, content.count)])
     }
 
     func copyIsIndependentOfSource() async throws {
-        let source = path("source")
-        let destination = path("destination")
         let original = Self.randomData(1000)
-        try await write(original, to: source)
-        try await copy(source, to: destination)
+        let (source, destination) = try await copied(original)
         try await write(Self.randomData(2000), to: source)
         try await expectContent(destination, original)
         try await delete(source)
@@ -49,12 +52,12 @@ extension ConformanceContext {
         let large = Self.randomData(options.largeFileSize)
         try await write(large, to: source)
         try await expectNeverPartiallyVisible(target, previous: nil, next: large, operation: "the copy to a new file") {
-            try await store.copy(source, to: target)
+            try await copy(source, to: target)
         }
         let small = Self.randomData(1000)
         try await write(small, to: target)
         try await expectNeverPartiallyVisible(target, previous: small, next: large, operation: "the replacing copy") {
-            try await store.copy(source, to: target)
+            try await copy(source, to: target)
         }
     }
 

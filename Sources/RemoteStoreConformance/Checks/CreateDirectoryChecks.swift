@@ -31,23 +31,12 @@ extension ConformanceContext {
     }
 
     func createDirectoryOverFileThrowsAlreadyExists() async throws {
-        let file = path("file")
-        let content = Self.randomData(10)
-        try await write(content, to: file)
-        try await expectError(.alreadyExists, "createDirectory over a file", file) {
-            try await store.createDirectory(at: file)
-        }
-        try await expectContent(file, content)
+        try await expectErrorLeavingFile(.alreadyExists, "createDirectory over a file") { try await store.createDirectory(at: $0) }
     }
 
     func createDirectoryBelowFileThrowsNotADirectory() async throws {
-        let file = path("file")
-        let content = Self.randomData(10)
-        try await write(content, to: file)
-        let target = file / "child/grandchild"
-        try await expectError(.notADirectory, "createDirectory below a file", target) {
-            try await store.createDirectory(at: target)
+        try await expectErrorLeavingFile(.notADirectory, "createDirectory below a file", at: "child/grandchild") {
+            try await store.createDirectory(at: $0)
         }
-        try await expectContent(file, content)
     }
 }

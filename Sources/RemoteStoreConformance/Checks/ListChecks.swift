@@ -45,8 +45,8 @@ extension ConformanceContext {
                 }
             }
         }
-        try await whileWriting(observers: [observer, observer]) { [store, directory] in
-            try await store.write(large, to: directory / "large.bin")
+        try await whileWriting(observers: [observer, observer]) {
+            try await write(large, to: path("large.bin"))
         }
         try await expectListing(directory, ["small": (.file, 7), "folder": (.directory, nil), "large.bin": (.file, large.count)])
         try await expectListing(path("folder"), [:])
@@ -67,11 +67,7 @@ extension ConformanceContext {
     }
 
     func listOfFileThrowsNotADirectory() async throws {
-        let file = path("file")
-        try await write(Self.randomData(10), to: file)
-        try await expectError(.notADirectory, "list of a file", file) {
-            _ = try await store.list(file)
-        }
+        try await expectErrorLeavingFile(.notADirectory, "list of a file") { _ = try await store.list($0) }
     }
 
     func modificationDatesAreReportedWhenDeclared() async throws {

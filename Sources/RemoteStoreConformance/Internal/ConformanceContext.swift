@@ -86,6 +86,24 @@ struct ConformanceContext: Sendable {
         throw failure(path, expected: "\(operation) to throw \(code)", actual: "it succeeded", fileID: fileID, line: line)
     }
 
+    /// Writes a small file, runs `body` on `target` (the file itself or a path below it), which
+    /// must throw a ``RemoteStoreError`` with `code`, and checks that the file is unchanged.
+    func expectErrorLeavingFile(
+        _ code: RemoteStoreError.Code,
+        _ operation: String,
+        at relative: String? = nil,
+        fileID: String = #fileID,
+        line: Int = #line,
+        _ body: (RemotePath) async throws -> Void
+    ) async throws {
+        let file = path("file")
+        let content = Self.randomData(10)
+        try await write(content, to: file, fileID: fileID, line: line)
+        let target = relative.map { file / $0 } ?? file
+        try await expectError(code, operation, target, fileID: fileID, line: line) { try await body(target) }
+        try await expectContent(file, content, fileID: fileID, line: line)
+    }
+
     /// A store's error for a failure message: a `RemoteStoreError` by its code and message,
     /// anything else with its type, since only `RemoteStoreError` may escape.
     static func describe(_ error: any Error) -> String {
