@@ -145,10 +145,7 @@ struct RegistrationTests {
     @Test("a client removed from the document registers again and keeps its unpushed changes", arguments: Backend.allCases)
     func removedClientKeepsData(backend: Backend) async throws {
         let remote = try TestRemote(backend)
-        let anna = try TestClient("anna", remote: remote.store)
-        let ben = try TestClient("ben", remote: remote.store)
-        try await anna.sync()
-        try await ben.sync()
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
         try await removeClient("ben", on: remote)
         try ben.execute("INSERT INTO tag VALUES ('t1', 'written while removed')")
 
@@ -176,10 +173,7 @@ struct RegistrationTests {
     @Test("an integrity key mismatch keeps the unpushed changes and reports the reset", arguments: Backend.allCases)
     func integrityMismatchKeepsUnpushedChanges(backend: Backend) async throws {
         let remote = try TestRemote(backend)
-        let anna = try TestClient("anna", remote: remote.store)
-        let ben = try TestClient("ben", remote: remote.store)
-        try await anna.sync()
-        try await ben.sync()
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
         let newKey = try await replaceIntegrityKey(on: remote)
         try ben.execute("INSERT INTO tag VALUES ('t1', 'unpushed at reset')")
 

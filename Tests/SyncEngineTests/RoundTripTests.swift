@@ -41,10 +41,7 @@ struct RoundTripTests {
     func oneSetEachWayCostsSeven() async throws {
         let remote = try TestRemote(.memory)
         let memory = try remote.faults
-        let anna = try TestClient("anna", remote: remote.store)
-        let ben = try TestClient("ben", remote: remote.store)
-        try await anna.sync()
-        try await ben.sync()
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
         try anna.execute("INSERT INTO tag VALUES ('t1', 'from anna')")
         try await anna.sync()
         try ben.execute("INSERT INTO tag VALUES ('t2', 'from ben')")

@@ -138,6 +138,15 @@ final class TestClient: Sendable {
         )
     }
 
+    /// Anna and Ben, both registered with the document and synced once.
+    static func syncedPair(on remote: TestRemote) async throws -> (TestClient, TestClient) {
+        let anna = try TestClient("anna", remote: remote.store)
+        let ben = try TestClient("ben", remote: remote.store)
+        try await anna.sync()
+        try await ben.sync()
+        return (anna, ben)
+    }
+
     /// Runs SQL on the client's database, as the application would.
     func execute(_ sql: String, _ arguments: StatementArguments = StatementArguments()) throws {
         try database.write { db in try db.execute(sql: sql, arguments: arguments) }
