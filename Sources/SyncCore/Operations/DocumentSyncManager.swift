@@ -17,6 +17,8 @@ import RemoteProtocol
 ///   A ``synchronize()`` requested while another sync waits to start joins it; one requested
 ///   while a sync runs starts a single follow-up sync after it, shared by every such request. So
 ///   changes made during a sync are always picked up, and bursts of requests cost one sync.
+///   Because a sync may be shared by several callers, cancelling one caller's task does not
+///   cancel the sync it waits for.
 /// - **Failures**: a sync that fails at any step can simply be run again: applied sets are
 ///   recorded atomically with their changes, and pushed sets are settled on the next run (see
 ///   ``SyncError/isRetryable`` for whether retrying soon may help).

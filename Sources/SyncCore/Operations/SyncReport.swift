@@ -16,11 +16,12 @@ public struct SyncReport: Sendable {
     public var warnings: [SyncWarning] = []
     /// The reports of each applied set, in the order applied.
     public var applyReports: [ApplyReport] = []
-    /// Remote requests made.
+    /// Remote requests this sync made, document registration included (the application
+    /// registration happens once per ``ApplicationSyncManager`` and is not counted).
     public var requests = 0
-    /// Bytes uploaded.
+    /// Bytes this sync uploaded (as stored, after the codec).
     public var bytesUploaded: Int64 = 0
-    /// Bytes downloaded.
+    /// Bytes this sync downloaded (as stored, before the codec).
     public var bytesDownloaded: Int64 = 0
     /// When the sync started.
     public var startedAt = Date()
