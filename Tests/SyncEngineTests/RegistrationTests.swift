@@ -224,6 +224,26 @@ struct RegistrationTests {
         #expect(try ben.value("SELECT body FROM note") == "still offline".databaseValue)
     }
 
+    @Test("after all remote data was removed, the next sync recreates it and keeps local data", arguments: Backend.allCases)
+    func applicationRemoved(backend: Backend) async throws {
+        let remote = try TestRemote(backend)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        try anna.execute("INSERT INTO tag VALUES ('t1', 'synced before removal')")
+        try await anna.sync()
+        try await ben.sync()
+        try await remote.store.delete(RemotePath(Paths.app))
+        try anna.execute("INSERT INTO tag VALUES ('t2', 'written after removal')")
+
+        let report = try await anna.sync()
+        #expect(report.pushedChanges == 1)
+        #expect(try await remote.names(in: Paths.app).contains("format.json"))
+        #expect(try await remote.names(in: "\(Paths.app)/ClientDevices") == ["anna"])
+        let benReport = try await ben.sync()
+        #expect(benReport.warnings.contains(.documentWasReset(TestClient.documentID)))
+        #expect(try ben.value("SELECT label FROM tag WHERE id = 't2'") == "written after removal".databaseValue)
+        #expect(try await remote.names(in: "\(Paths.app)/ClientDevices") == ["anna", "ben"])
+    }
+
     @Test("a database bound to one document refuses another")
     func databaseBoundToOneDocument() async throws {
         let remote = try TestRemote(.memory)

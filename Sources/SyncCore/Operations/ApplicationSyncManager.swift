@@ -68,6 +68,12 @@ public actor ApplicationSyncManager {
         }
     }
 
+    /// Forgets the remembered registration, so the next ``register()`` checks the remote again
+    /// (used when a document turns out to be gone: the whole application may have been removed).
+    func forgetRegistration() {
+        registration = nil
+    }
+
     private func performRegistration() async throws -> ApplicationRegistration {
         let plain = CodedRemote(store: store, codec: PlaintextCodec())
         var createdApplication = false

@@ -148,9 +148,9 @@ public actor DocumentSyncManager {
     private func performSync() async throws -> SyncReport {
         var report = SyncReport()
         defer { broadcaster.send(SyncProgress(phase: .finished)) }
-        let application = try await self.application.register()
+        var application = try await self.application.register()
         let counter = CountingRemoteStore(application.remote.store)
-        let remote = application.remote.replacingStore(counter)
+        var remote = application.remote.replacingStore(counter)
         var local = try state.registration()
         // A document found reset is registered again, once per reset; a second reset within the
         // same sync is reported rather than chased.
@@ -182,6 +182,10 @@ public actor DocumentSyncManager {
                 return report
             case .registrationLost:
                 try state.markUnregistered()
+                // The whole application may have been removed: check it again too.
+                await self.application.forgetRegistration()
+                application = try await self.application.register()
+                remote = application.remote.replacingStore(counter)
             }
             local = try state.registration()
         }
