@@ -132,6 +132,18 @@ struct ByteCursor {
         return text
     }
 
+    /// Steps over one value, checking its framing but building nothing.
+    mutating func skipValue() throws(ChangeSetFormatError) {
+        let tagByte = try byte()
+        switch ChangeSetFormat.ValueTag(rawValue: tagByte) {
+        case .null: break
+        case .integer: _ = try varint()
+        case .real: _ = try take(8)
+        case .text, .blob: _ = try take(try count(limit: ChangeSetFormat.maximumRecordLength, "value length"))
+        case nil: throw malformed("unknown value tag \(tagByte)")
+        }
+    }
+
     mutating func value() throws(ChangeSetFormatError) -> DatabaseValue {
         let tagByte = try byte()
         switch ChangeSetFormat.ValueTag(rawValue: tagByte) {

@@ -12,6 +12,8 @@ public final class ChangeSetReader {
     private let input: FileHandle
     private let closesInput: Bool
     private var buffer: [UInt8] = []
+    /// The current record's body, reused from record to record.
+    private var recordBytes: [UInt8] = []
     private var position = 0
     private var checksummedUpTo = 0
     private var checksum = CRC32()
@@ -89,6 +91,12 @@ public final class ChangeSetReader {
     ///   is set).
     /// - Throws: ``ChangeSetFormatError`` for truncated, corrupt or inconsistent input.
     public func next() throws -> RowChange? {
+        try next(ofKind: nil)
+    }
+
+    /// Decodes the next change of the given kind (any kind if `nil`); changes of other kinds are
+    /// checked and counted for the trailer but not built. Used by the apply passes.
+    func next(ofKind wanted: RowChange.Kind?) throws -> RowChange? {
         if summary != nil { return nil }
         while true {
             let recordStart = offset
@@ -109,6 +117,15 @@ public final class ChangeSetReader {
                 guard body.isAtEnd else { throw body.malformed("unexpected bytes in a table definition") }
                 tables[index] = (name, columns)
             case .insert, .update, .delete:
+                if let wanted, wanted.rawValue != kindByte {
+                    _ = try body.count(limit: Int(UInt32.max), "table index")
+                    try body.skipValue()
+                    let clock = HLCTimestamp(rawValue: try body.varint())
+                    changeCount += 1
+                    minimumClock = min(minimumClock, clock)
+                    maximumClock = max(maximumClock, clock)
+                    continue
+                }
                 let change = try decodeChange(kind: RowChange.Kind(rawValue: kindByte) ?? .delete, body: &body)
                 guard body.isAtEnd else {
                     throw ChangeSetFormatError(.malformed("unexpected bytes in a change record"), offset: recordStart)
@@ -189,19 +206,18 @@ public final class ChangeSetReader {
             throw ChangeSetFormatError(.malformed("record length \(length) exceeds the limit"), offset: offset)
         }
         let bodyOffset = offset
-        var body: [UInt8] = []
-        body.reserveCapacity(Int(length))
+        recordBytes.removeAll(keepingCapacity: true)
         var missing = Int(length)
         while missing > 0 {
             if position == buffer.count, try !refill() {
                 throw ChangeSetFormatError(.truncated, offset: offset)
             }
             let available = min(missing, buffer.count - position)
-            body.append(contentsOf: buffer[position..<position + available])
+            recordBytes.append(contentsOf: buffer[position..<position + available])
             position += available
             missing -= available
         }
-        return ByteCursor(body, streamOffset: bodyOffset)
+        return ByteCursor(recordBytes, streamOffset: bodyOffset)
     }
 
     private func nextByte() throws -> UInt8? {

@@ -22,6 +22,23 @@ struct ChangeSetApplier {
     private let tables: [String: SyncedTable]
     private let hasPendingChanges: Bool
     private(set) var report: ApplyReport
+    /// Prepared statements by purpose, table and columns, so that no SQL is built per change.
+    private var statements: [StatementKey: Statement] = [:]
+
+    private struct StatementKey: Hashable {
+        enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone }
+        var purpose: Purpose
+        var table: String = ""
+        var columns: [String] = []
+    }
+
+    /// The prepared statement for `key`, built from `sql` the first time.
+    private mutating func statement(_ key: StatementKey, _ sql: () -> String) throws -> Statement {
+        if let statement = statements[key] { return statement }
+        let statement = try db.makeStatement(sql: sql())
+        statements[key] = statement
+        return statement
+    }
 
     /// The unpushed local changes of one row.
     private struct PendingRow {
@@ -86,12 +103,12 @@ struct ChangeSetApplier {
         }
     }
 
-    private func pendingRow(table: SyncedTable, key: DatabaseValue) throws -> PendingRow {
+    private mutating func pendingRow(table: SyncedTable, key: DatabaseValue) throws -> PendingRow {
         var pending = PendingRow()
         guard hasPendingChanges else { return pending }
-        let statement = try db.cachedStatement(
-            sql: "SELECT op, column_name, clock FROM temp.rollingsync_pending WHERE table_id = ? AND row_key = ?"
-        )
+        let statement = try statement(StatementKey(purpose: .pending)) {
+            "SELECT op, column_name, clock FROM temp.rollingsync_pending WHERE table_id = ? AND row_key = ?"
+        }
         let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
         while let row = try rows.next() {
             let clock = HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"]))
@@ -104,31 +121,28 @@ struct ChangeSetApplier {
         return pending
     }
 
-    private func isTombstoned(table: SyncedTable, key: DatabaseValue) throws -> Bool {
-        let statement = try db.cachedStatement(
-            sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)"
-        )
+    private mutating func isTombstoned(table: SyncedTable, key: DatabaseValue) throws -> Bool {
+        let statement = try statement(StatementKey(purpose: .tombstone)) {
+            "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)"
+        }
         return try Bool.fetchOne(statement, arguments: [table.id, key]) ?? false
     }
 
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
-        let names = [table.keyColumn] + change.columns.map(\.name)
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO \(table.name.sqlIdentifier) (\(names.map(\.sqlIdentifier).joined(separator: ", ")))
-            VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
-            ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
-            """)
+        let statement = try statement(StatementKey(purpose: .insert, table: table.name, columns: change.columns.map(\.name))) {
+            let names = [table.keyColumn] + change.columns.map(\.name)
+            return """
+                INSERT INTO \(table.name.sqlIdentifier) (\(names.map(\.sqlIdentifier).joined(separator: ", ")))
+                VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
+                ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
+                """
+        }
         try statement.execute(arguments: StatementArguments([change.key] + change.columns.map(\.value)))
         guard db.changesCount == 1 else { return false }
+        // No cell clocks for a new row: any other write of it happens after its creating set was
+        // seen, so with a newer clock (the receive rule), and must win against every value here.
         report.insertedRows += 1
-        // Columns edited after the row was created (folded into the insert) need their clocks kept:
-        // a concurrent older update of the same cell must lose against them.
-        if let creation = change.columns.map(\.clock).min() {
-            for column in change.columns where column.clock > creation {
-                try recordCellClock(table: table, key: change.key, column: column.name, clock: column.clock)
-            }
-        }
         return true
     }
 
@@ -166,11 +180,13 @@ struct ChangeSetApplier {
             }
         }
         if !assignments.isEmpty {
-            let statement = try db.cachedStatement(sql: """
+            let statement = try statement(StatementKey(purpose: .update, table: table.name, columns: assignments.map(\.column))) {
+                """
                 UPDATE \(table.name.sqlIdentifier)
                 SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
                 WHERE \(table.keyColumn.sqlIdentifier) = ?
-                """)
+                """
+            }
             try statement.execute(arguments: StatementArguments(assignments.map(\.value) + [change.key]))
             guard db.changesCount == 1 else {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
@@ -202,32 +218,32 @@ struct ChangeSetApplier {
                 arguments: [table.id, change.key]
             )
         }
-        let statement = try db.cachedStatement(
-            sql: "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
-        )
-        try statement.execute(arguments: [change.key])
+        try statement(StatementKey(purpose: .delete, table: table.name)) {
+            "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
+        }.execute(arguments: [change.key])
         report.deletedRows += db.changesCount
-        try db.cachedStatement(sql: """
+        try statement(StatementKey(purpose: .addTombstone)) {
+            """
             INSERT INTO rollingsync_tombstones (table_id, row_key, clock) VALUES (?, ?, ?)
             ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock)
-            """).execute(arguments: [table.id, change.key, change.clock.databaseInteger])
-        try db.cachedStatement(sql: "DELETE FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?")
-            .execute(arguments: [table.id, change.key])
+            """
+        }.execute(arguments: [table.id, change.key, change.clock.databaseInteger])
+        try statement(StatementKey(purpose: .dropCellClocks)) {
+            "DELETE FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
+        }.execute(arguments: [table.id, change.key])
     }
 
-    private func currentRow(table: SyncedTable, key: DatabaseValue) throws -> Row? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?
-                """),
-            arguments: [key]
-        )
+    private mutating func currentRow(table: SyncedTable, key: DatabaseValue) throws -> Row? {
+        let statement = try statement(StatementKey(purpose: .select, table: table.name)) {
+            "SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
+        }
+        return try Row.fetchOne(statement, arguments: [key])
     }
 
-    private func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, clientID: String)] {
-        let statement = try db.cachedStatement(
-            sql: "SELECT column_name, clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
-        )
+    private mutating func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, clientID: String)] {
+        let statement = try statement(StatementKey(purpose: .cellClocks)) {
+            "SELECT column_name, clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
+        }
         var clocks: [String: (clock: HLCTimestamp, clientID: String)] = [:]
         let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
         while let row = try rows.next() {
@@ -236,10 +252,12 @@ struct ChangeSetApplier {
         return clocks
     }
 
-    private func recordCellClock(table: SyncedTable, key: DatabaseValue, column: String, clock: HLCTimestamp) throws {
-        try db.cachedStatement(sql: """
+    private mutating func recordCellClock(table: SyncedTable, key: DatabaseValue, column: String, clock: HLCTimestamp) throws {
+        try statement(StatementKey(purpose: .recordCellClock)) {
+            """
             INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-            """).execute(arguments: [table.id, key, column, clock.databaseInteger, remoteClientID])
+            """
+        }.execute(arguments: [table.id, key, column, clock.databaseInteger, remoteClientID])
     }
 }

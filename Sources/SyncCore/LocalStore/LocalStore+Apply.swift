@@ -72,10 +72,8 @@ extension LocalStore {
         for kind in [RowChange.Kind.insert, .update, .delete] {
             let reader = try ChangeSetReader(contentsOf: url)
             guard reader.header == header else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
-            while let change = try reader.next() {
-                if change.kind == kind {
-                    try applier.apply(change)
-                }
+            while let change = try reader.next(ofKind: kind) {
+                try applier.apply(change)
             }
             guard reader.summary == summary else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
         }
