@@ -1,10 +1,12 @@
 import Foundation
 import GRDB
+import InMemoryRemote
 import SyncCore
 import Testing
 
 /// Seeded random operations on several clients — inserts, conflicting updates, deletes, syncs in
-/// random order — then rounds of syncs until nothing moves: every database must be identical.
+/// random order, some of them failing at a random remote call before or after its effect — then
+/// rounds of syncs until nothing moves: every database must be identical.
 ///
 /// The normal suite runs a few seeds; `ROLLSYNC_SIMULATION_SEEDS=<n>` runs seeds 1…n with longer
 /// histories instead.
@@ -31,6 +33,7 @@ struct ConvergenceSimulationTests {
     func clientsConverge(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         let remote = try TestRemote(.memory)
+        let memory = try remote.faults
         let clientCount = 3 + Int(random.next() % 3)
         let clients = try (0..<clientCount).map { index in
             try TestClient("client-\(index)", remote: remote.store, schema: Self.schema, tables: Self.tables)
@@ -38,6 +41,7 @@ struct ConvergenceSimulationTests {
         var created = 0
         var syncs = 0
         var conflicts = 0
+        var failedSyncs = 0
         for _ in 0..<Self.steps {
             let client = clients[Int(random.next() % UInt64(clientCount))]
             switch random.next() % 10 {
@@ -62,6 +66,14 @@ struct ConvergenceSimulationTests {
                 let target = "i\(1 + Int(random.next() % UInt64(max(1, created))))"
                 try client.execute("DELETE FROM item WHERE id = ?", [target])
                 try client.execute("DELETE FROM label WHERE item_id = ?", [target])
+            case 7:
+                // A sync that fails at some remote call; a later sync must make up for it.
+                let primitive = InMemoryRemoteStore.Primitive.allCases[Int(random.next() % 7)]
+                let timing: InMemoryRemoteStore.FailureTiming = random.next() % 2 == 0 ? .beforeEffect : .afterEffect
+                await memory.failCall(1 + Int(random.next() % 3), of: primitive, timing: timing)
+                _ = try? await client.sync()
+                await memory.heal()
+                failedSyncs += 1
             default:
                 conflicts += try await client.sync().conflicts.count
                 syncs += 1
@@ -82,7 +94,7 @@ struct ConvergenceSimulationTests {
         for client in clients.dropFirst() {
             #expect(try client.dump(tables: Self.tables) == reference, "seed \(seed): \(client.name) differs from client-0")
         }
-        #expect(syncs > 0)
+        #expect(syncs > 0 && failedSyncs > 0)
         #expect(conflicts > 0, "seed \(seed) produced no conflicting edits; the simulation should")
         #expect(try clients.allSatisfy { try !$0.localStore.hasPendingChanges() })
     }
