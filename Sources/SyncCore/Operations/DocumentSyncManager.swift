@@ -63,11 +63,7 @@ public actor DocumentSyncManager {
         self.localStore = localStore
         self.documentDescription = documentDescription
         self.delegate = delegate ?? DefaultDocumentSyncDelegate()
-        do {
-            state = try LocalSyncState(writer: localStore.writer)
-        } catch {
-            throw SyncError(.local, "cannot create RollingSync's registration tables: \(error)", underlying: error)
-        }
+        state = try LocalSyncState(writer: localStore.writer)
         let clientID = application.device.clientID
         let bound = try state.bind(documentID: documentID.rawValue, clientID: clientID.rawValue)
         guard bound.documentID == documentID.rawValue, bound.remoteClientID == clientID.rawValue else {
@@ -160,7 +156,9 @@ public actor DocumentSyncManager {
                 report.warnings += try await registerDocument(application, through: remote).warnings
                 local = try state.registration()
             }
-            guard let registration = local, let integrityKey = registration.integrityKey else { break }
+            guard let registration = local, let integrityKey = registration.integrityKey else {
+                throw SyncError(.notRegistered, "the registration of document \(documentID) was not recorded in the database")
+            }
             let synchronizer = Synchronizer(
                 remote: remote,
                 layout: application.layout.document(documentID),

@@ -25,17 +25,21 @@ struct LocalSyncState: Sendable {
         var recentSyncMarkers: [String]
     }
 
-    let writer: any DatabaseWriter
+    private let writer: any DatabaseWriter
 
     /// Opens the state on `writer`, creating RollingSync's registration tables if needed.
     init(writer: any DatabaseWriter) throws {
         self.writer = writer
-        try Self.migrator.migrate(writer)
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw Self.localError(error)
+        }
     }
 
     /// The registration row, if this database was ever configured for a document.
     func registration() throws -> Registration? {
-        try writer.read { db in
+        try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM rollingsync_registration").map { row in
                 Registration(
                     documentID: row["document_id"],
@@ -52,7 +56,7 @@ struct LocalSyncState: Sendable {
     /// Binds the database to `documentID` as `clientID` (unregistered), unless it is bound already.
     /// - Returns: the registration row, new or existing.
     func bind(documentID: String, clientID: String) throws -> Registration {
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: """
                     INSERT INTO rollingsync_registration (id, document_id, remote_client_id, registered)
@@ -69,7 +73,7 @@ struct LocalSyncState: Sendable {
 
     /// Records a completed registration with its integrity key.
     func markRegistered(integrityKey: String) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1",
                 arguments: [integrityKey]
@@ -80,12 +84,12 @@ struct LocalSyncState: Sendable {
     /// Records that the registration must be checked again (the document was found reset or this
     /// client removed); the adopted integrity key is kept for the comparison.
     func markUnregistered() throws {
-        try writer.write { db in try db.execute(sql: "UPDATE rollingsync_registration SET registered = 0") }
+        try write { db in try db.execute(sql: "UPDATE rollingsync_registration SET registered = 0") }
     }
 
     /// Records the names of this client's last-sync markers that may exist remotely.
     func setRecentSyncMarkers(_ fileNames: [String]) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(
                 sql: "UPDATE rollingsync_registration SET recent_sync_markers = ?",
                 arguments: [fileNames.joined(separator: "\n")]
@@ -95,14 +99,14 @@ struct LocalSyncState: Sendable {
 
     /// The change set whose upload has started but is not known to have finished.
     func outgoing() throws -> OutgoingChangeSet? {
-        try writer.read { db in
+        try read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM rollingsync_outgoing").map(OutgoingChangeSet.init(row:))
         }
     }
 
     /// Records `set` as being uploaded (replacing any earlier record).
     func setOutgoing(_ set: OutgoingChangeSet) throws {
-        try writer.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM rollingsync_outgoing")
             try db.execute(
                 sql: """
@@ -117,7 +121,27 @@ struct LocalSyncState: Sendable {
 
     /// Forgets the outgoing set.
     func clearOutgoing() throws {
-        try writer.write { db in try db.execute(sql: "DELETE FROM rollingsync_outgoing") }
+        try write { db in try db.execute(sql: "DELETE FROM rollingsync_outgoing") }
+    }
+
+    private func read<Value>(_ body: (Database) throws -> Value) throws -> Value {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw Self.localError(error)
+        }
+    }
+
+    private func write<Value>(_ body: (Database) throws -> Value) throws -> Value {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw Self.localError(error)
+        }
+    }
+
+    private static func localError(_ error: any Error) -> SyncError {
+        (error as? SyncError) ?? SyncError(.local, "RollingSync's registration tables could not be used: \(error)", underlying: error)
     }
 
     private static var migrator: DatabaseMigrator {
