@@ -7,30 +7,48 @@ import Testing
 
 @Suite("Failures at every remote call of a sync")
 struct SyncFaultTests {
-    /// Two registered clients; Anna has pushed a set that Ben has not applied, and Ben has local
-    /// changes of his own, so Ben's next sync lists, downloads, applies, pushes and records.
+    /// Whose sync fails.
+    enum Variant: String, CaseIterable, CustomStringConvertible {
+        /// Ben, registered: his sync lists, downloads and applies Anna's set, pushes and records.
+        case registered
+        /// Carl, new: his first sync also registers him with the application and the document.
+        case newcomer
+        /// Anna, the very first client: her first sync creates the application and the document.
+        case founder
+
+        var description: String { rawValue }
+    }
+
+    /// Anna's folder and note, and the target's own edits, waiting to be synced.
     private struct Scenario {
         let remote: TestRemote
         let memory: InMemoryRemoteStore
         let anna: TestClient
         let ben: TestClient
-        /// Ben's client for the sync under test: Ben himself, or a newcomer whose first sync also
-        /// registers.
+        /// The client whose sync fails.
         let target: TestClient
 
-        init(newcomer: Bool) async throws {
+        init(_ variant: Variant) async throws {
             remote = try TestRemote(.memory)
             memory = try remote.faults
             anna = try TestClient("anna", remote: remote.store)
             ben = try TestClient("ben", remote: remote.store)
-            try await anna.sync()
-            try await ben.sync()
+            if variant != .founder {
+                try await anna.sync()
+                try await ben.sync()
+            }
             try anna.execute("""
                 INSERT INTO folder VALUES ('f1', 'Work');
                 INSERT INTO note VALUES ('n1', 'f1', 'Plan', 'draft', 1);
                 """)
-            try await anna.sync()
-            target = newcomer ? try TestClient("carl", remote: remote.store) : ben
+            switch variant {
+            case .registered: target = ben
+            case .newcomer: target = try TestClient("carl", remote: remote.store)
+            case .founder: target = anna
+            }
+            if variant != .founder {
+                try await anna.sync()
+            }
             try target.execute("""
                 INSERT INTO tag VALUES ('t-\(target.name)', 'from \(target.name)');
                 UPDATE tag SET label = label || ' (edited)';
@@ -40,13 +58,13 @@ struct SyncFaultTests {
 
     @Test(
         "each call of a sync fails in turn, before or after its effect; the next sync converges with nothing lost or duplicated",
-        arguments: [InMemoryRemoteStore.FailureTiming.beforeEffect, .afterEffect], [false, true]
+        arguments: [InMemoryRemoteStore.FailureTiming.beforeEffect, .afterEffect], Variant.allCases
     )
-    func everyCallFailsInTurn(timing: InMemoryRemoteStore.FailureTiming, newcomer: Bool) async throws {
+    func everyCallFailsInTurn(timing: InMemoryRemoteStore.FailureTiming, variant: Variant) async throws {
         var struck = 0
         for primitive in InMemoryRemoteStore.Primitive.allCases {
             for number in 1... {
-                let scenario = try await Scenario(newcomer: newcomer)
+                let scenario = try await Scenario(variant)
                 await scenario.memory.resetStatistics()
                 await scenario.memory.failCall(number, of: primitive, timing: timing)
                 let outcome: Result<SyncReport, any Error>
@@ -65,7 +83,7 @@ struct SyncFaultTests {
                 try await expectRecovery(scenario, after: "\(primitive) #\(number) failing \(timing)", outcome: outcome)
             }
         }
-        #expect(struck >= (newcomer ? 12 : 7))
+        #expect(struck >= (variant == .registered ? 7 : 12))
     }
 
     private func expectRecovery(_ scenario: Scenario, after what: String, outcome: Result<SyncReport, any Error>) async throws {
@@ -85,6 +103,9 @@ struct SyncFaultTests {
         #expect(try !scenario.target.localStore.hasPendingChanges(), comment)
         // Exactly one set carries the target's changes: a retried upload never published twice.
         #expect(try await scenario.remote.names(in: Paths.changeSets(of: name)).count == 1, comment)
+        // An interrupted creation is completed, never duplicated.
+        #expect(try await scenario.remote.names(in: Paths.integrityKey).count == 1, comment)
+        #expect(try await scenario.remote.names(in: Paths.app).contains("format.json"), comment)
         // Exactly one last-sync marker per client, even when replacing one failed half-way.
         let markers = try await scenario.remote.names(in: Paths.recentSyncs).compactMap(RecentSyncName.init(fileName:))
         #expect(markers.map(\.clientID.rawValue).sorted() == Array(Set(["anna", "ben", name])).sorted(), comment)
