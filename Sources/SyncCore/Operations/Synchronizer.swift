@@ -19,7 +19,7 @@ import RemoteProtocol
 /// A pass that finds the document reset or this client removed stops before changing anything
 /// and returns ``Outcome/registrationLost``, so the manager registers again (with the delegate's
 /// decisions) and runs another pass.
-struct Synchronizer {
+struct Synchronizer: Sendable {
     /// How a pass ended.
     enum Outcome {
         case completed
@@ -38,7 +38,7 @@ struct Synchronizer {
     let progress: @Sendable (SyncProgress) -> Void
 
     /// A change set of another client found in the listing.
-    private struct RemoteSet {
+    private struct RemoteSet: Sendable {
         var client: SyncIdentifier
         var name: ChangeSetName
         var size: Int64
@@ -82,34 +82,102 @@ struct Synchronizer {
         return (all, unapplied)
     }
 
+    /// Downloads sets in order, up to ``downloadsAhead`` at a time, and applies each in order as
+    /// soon as it is there, so network latency overlaps with applying.
     private func apply(_ sets: [RemoteSet], into report: inout SyncReport) async throws {
         let totalBytes = sets.reduce(0) { $0 + $1.size }
         var bytesDone: Int64 = 0
         var heldBack: Set<SyncIdentifier> = []
-        for (index, set) in sets.enumerated() where !heldBack.contains(set.client) {
-            progress(
-                SyncProgress(phase: .downloading, itemsDone: index, itemsTotal: sets.count, bytesDone: bytesDone, bytesTotal: totalBytes)
-            )
-            let scratch = try LocalScratchFile()
-            defer { scratch.remove() }
+        try await withThrowingTaskGroup(of: (Int, Fetched).self) { group in
+            var started = 0
+            var fetched: [Int: Fetched] = [:]
+            func startNext() {
+                guard started < sets.count else { return }
+                let index = started
+                started += 1
+                group.addTask { (index, try await fetch(sets[index])) }
+            }
             do {
-                try await download(set, to: scratch.url)
-            } catch let problem as UnreadableSet {
-                report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: problem.reason))
-                heldBack.insert(set.client)
-                continue
+                for _ in 0..<Self.downloadsAhead {
+                    startNext()
+                }
+                for (index, set) in sets.enumerated() {
+                    progress(
+                        SyncProgress(
+                            phase: .downloading, itemsDone: index, itemsTotal: sets.count, bytesDone: bytesDone, bytesTotal: totalBytes
+                        )
+                    )
+                    while fetched[index] == nil, let (done, result) = try await group.next() {
+                        fetched[done] = result
+                        startNext()
+                    }
+                    switch fetched.removeValue(forKey: index) {
+                    case .ready(let file)? where !heldBack.contains(set.client):
+                        defer { file.remove() }
+                        bytesDone += set.size
+                        progress(
+                            SyncProgress(
+                                phase: .applying, itemsDone: index, itemsTotal: sets.count, bytesDone: bytesDone, bytesTotal: totalBytes
+                            )
+                        )
+                        let applied = try local { try localStore.applyChangeSet(at: file.url, resolver: resolver) }
+                        record(applied, from: set.client, into: &report)
+                    case .ready(let file)?:
+                        file.remove()
+                    case .unreadable(let reason)? where !heldBack.contains(set.client):
+                        report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: reason))
+                        heldBack.insert(set.client)
+                    case .unreadable?, nil:
+                        break
+                    }
+                }
+            } catch {
+                group.cancelAll()
+                for case .ready(let file) in fetched.values {
+                    file.remove()
+                }
+                while !group.isEmpty {
+                    if case .ready(let file)? = try? await group.next()?.1 {
+                        file.remove()
+                    }
+                }
+                throw error
             }
-            bytesDone += set.size
-            progress(SyncProgress(phase: .applying, itemsDone: index, itemsTotal: sets.count, bytesDone: bytesDone, bytesTotal: totalBytes))
-            let applied = try local { try localStore.applyChangeSet(at: scratch.url, resolver: resolver) }
-            report.applyReports.append(applied)
-            if !applied.wasAlreadyApplied {
-                report.appliedSets += 1
-                report.appliedChanges += applied.insertedRows + applied.updatedRows + applied.deletedRows
-            }
-            report.conflicts += applied.conflicts
-            report.warnings += applied.warnings.map { .apply($0, fromClient: set.client) }
         }
+    }
+
+    /// How many change sets are downloaded ahead of the one being applied.
+    static let downloadsAhead = 4
+
+    /// A downloaded set, or why it cannot be used.
+    private enum Fetched: Sendable {
+        case ready(LocalScratchFile)
+        case unreadable(String)
+    }
+
+    /// Downloads and verifies one set into a scratch file; the caller removes the file.
+    private func fetch(_ set: RemoteSet) async throws -> Fetched {
+        let scratch = try LocalScratchFile()
+        do {
+            try await download(set, to: scratch.url)
+            return .ready(scratch)
+        } catch let problem as UnreadableSet {
+            scratch.remove()
+            return .unreadable(problem.reason)
+        } catch {
+            scratch.remove()
+            throw error
+        }
+    }
+
+    private func record(_ applied: ApplyReport, from client: SyncIdentifier, into report: inout SyncReport) {
+        report.applyReports.append(applied)
+        if !applied.wasAlreadyApplied {
+            report.appliedSets += 1
+            report.appliedChanges += applied.insertedRows + applied.updatedRows + applied.deletedRows
+        }
+        report.conflicts += applied.conflicts
+        report.warnings += applied.warnings.map { .apply($0, fromClient: client) }
     }
 
     /// Downloads a set through the codec and checks that it is a complete set named as listed.
