@@ -8,7 +8,7 @@ import RemoteProtocol
 /// 2. **List**: list `SyncChanges/` once, then each other client's directory once; names carry
 ///    the clock, so the sets not applied yet are found and ordered without any download.
 /// 3. **Download, verify, apply** each in clock order (then id), through the codec (which verifies)
-///    and the change-set checksum; the local store applies each set atomically with conflict
+///    and the change-set checksum, downloading a few sets ahead of the one being applied; the local store applies each set atomically with conflict
 ///    detection and records it as applied, so a set is never applied twice. A set that cannot be
 ///    read is reported and holds back the later sets of its client until a later sync succeeds.
 /// 4. **Push** the local pending changes (including values re-published by conflict decisions)
