@@ -226,5 +226,3 @@ print("4. Peak memory (VmHWM) while streaming synthetic insert changes (4 column
 print("   100,000 changes (\(small.bytes / 1_048_576) MiB):   encode \(small.encodeKiB / 1024) MiB, decode \(small.decodeKiB / 1024) MiB")
 print("   1,000,000 changes (\(large.bytes / 1_048_576) MiB): encode \(large.encodeKiB / 1024) MiB, decode \(large.decodeKiB / 1024) MiB")
 print("   growth for 10× the changes: encode \(format(Double(large.encodeKiB) / Double(small.encodeKiB)))×, decode \(format(Double(large.decodeKiB) / Double(small.decodeKiB)))×")
-let verifyTime = try seconds { _ = try ChangeSetReader.verify(fileAt: insertSetURL) }
-print("PROBE verify insert set \(format(verifyTime)) s")

@@ -21,6 +21,8 @@ struct ChangeSetApplier {
     private let resolver: ConflictResolver
     private let tables: [String: SyncedTable]
     private let hasPendingChanges: Bool
+    private let setNumber: Int64
+    private let isLate: Bool
     private(set) var report: ApplyReport
     /// Prepared statements by purpose, table and columns, so that no SQL is built per change.
     private var statements: [StatementKey: Statement] = [:]
@@ -50,8 +52,22 @@ struct ChangeSetApplier {
 
     /// Prepares an apply in the current transaction: the change log must be stamped already (so local
     /// clocks are final). Builds a temporary index of the unpushed local changes when there are any.
-    init(db: Database, header: ChangeSetHeader, localClientID: String, resolver: ConflictResolver) throws {
+    ///
+    /// `isLate` is `false` when every change of the set is newer than every clock this database has
+    /// issued or seen: then no stored value can be newer than an incoming one and no row can have
+    /// been deleted after it, so the cell-clock and tombstone lookups are skipped. A late set gets
+    /// them (the caller folds the appended clocks into the indexed ones first).
+    init(
+        db: Database,
+        header: ChangeSetHeader,
+        setNumber: Int64,
+        isLate: Bool,
+        localClientID: String,
+        resolver: ConflictResolver
+    ) throws {
         self.db = db
+        self.setNumber = setNumber
+        self.isLate = isLate
         self.localClientID = localClientID
         remoteClientID = header.clientID
         self.resolver = resolver
@@ -122,6 +138,7 @@ struct ChangeSetApplier {
     }
 
     private mutating func isTombstoned(table: SyncedTable, key: DatabaseValue) throws -> Bool {
+        guard isLate else { return false }
         let statement = try statement(StatementKey(purpose: .tombstone)) {
             "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)"
         }
@@ -241,6 +258,7 @@ struct ChangeSetApplier {
     }
 
     private mutating func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, clientID: String)] {
+        guard isLate else { return [:] }
         let statement = try statement(StatementKey(purpose: .cellClocks)) {
             "SELECT column_name, clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
         }
@@ -252,12 +270,11 @@ struct ChangeSetApplier {
         return clocks
     }
 
+    /// Appends the clock of an applied cell (folded into the indexed cell clocks when a late set
+    /// needs them; a set never holds the same cell twice, so its own lookups do not need them).
     private mutating func recordCellClock(table: SyncedTable, key: DatabaseValue, column: String, clock: HLCTimestamp) throws {
         try statement(StatementKey(purpose: .recordCellClock)) {
-            """
-            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-            """
-        }.execute(arguments: [table.id, key, column, clock.databaseInteger, remoteClientID])
+            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, column_name, clock) VALUES (?, ?, ?, ?, ?)"
+        }.execute(arguments: [setNumber, table.id, key, column, clock.databaseInteger])
     }
 }

@@ -13,6 +13,9 @@ extension LocalStore {
     ///    rolled back with the transaction); applies all inserts, then all updates, then all deletes
     ///    (three streaming passes over the file, each re-verifying the trailer); records the set as
     ///    applied; advances the local clock past the set's clocks; clears the flag; commits.
+    ///    A set whose oldest change is newer than everything this database has seen or written (the
+    ///    usual case when sets are applied in order of ``ChangeSetSummary/maximumClock``) cannot hold
+    ///    a stale value, so it skips the per-cell clock and tombstone lookups; a late set gets them.
     /// 3. Any error (constraint violation, foreign-key violation at commit, resolver error, a file
     ///    altered between passes, a crash) rolls everything back: the set stays unapplied.
     ///
@@ -67,8 +70,26 @@ extension LocalStore {
         }
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         try ChangeLogClock.stamp(in: db)
-        try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
-        var applier = try ChangeSetApplier(db: db, header: header, localClientID: clientID, resolver: resolver)
+        let known = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
+        let isLate = summary.minimumClock.databaseInteger <= known
+        if isLate {
+            try LocalStoreSchema.compactAppliedClocks(in: db)
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock) VALUES (?, ?, ?, ?);
+                UPDATE rollingsync_state SET applying = 1;
+                """,
+            arguments: [header.setID, header.clientID, summary.changeCount, summary.maximumClock.databaseInteger]
+        )
+        var applier = try ChangeSetApplier(
+            db: db,
+            header: header,
+            setNumber: db.lastInsertedRowID,
+            isLate: isLate,
+            localClientID: clientID,
+            resolver: resolver
+        )
         for kind in [RowChange.Kind.insert, .update, .delete] {
             let reader = try ChangeSetReader(contentsOf: url)
             guard reader.header == header else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
@@ -79,13 +100,7 @@ extension LocalStore {
         }
         try applier.finish()
         try ChangeLogClock.observe(summary.maximumClock, in: db)
-        try db.execute(
-            sql: """
-                INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock) VALUES (?, ?, ?, ?);
-                UPDATE rollingsync_state SET applying = 0;
-                """,
-            arguments: [header.setID, header.clientID, summary.changeCount, summary.maximumClock.databaseInteger]
-        )
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
         return applier.report
     }
 }

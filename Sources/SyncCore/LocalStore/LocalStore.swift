@@ -70,7 +70,7 @@ public final class LocalStore: Sendable {
                 throw LocalStoreError(.unregisteredTable, table: name)
             }
             try CaptureTriggers.drop(tableID: id, in: db)
-            for table in ["rollingsync_changes", "rollingsync_cell_clocks", "rollingsync_tombstones"] {
+            for table in ["rollingsync_changes", "rollingsync_cell_clocks", "rollingsync_applied_clocks", "rollingsync_tombstones"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE table_id = ?", arguments: [id])
             }
             try db.execute(sql: "DELETE FROM rollingsync_tables WHERE id = ?", arguments: [id])

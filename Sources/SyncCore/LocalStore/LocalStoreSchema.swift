@@ -13,8 +13,11 @@ import GRDB
 ///   stamped (see ``ChangeLogClock``).
 /// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
 ///   for last-writer-wins against late remote changes.
+/// - `rollingsync_applied_clocks`: cell clocks of applied remote updates, appended cheaply during
+///   an apply and folded into `rollingsync_cell_clocks` only when a late set needs them (see
+///   ``ChangeSetApplier``).
 /// - `rollingsync_tombstones`: deleted row keys, so late changes to a deleted row are ignored.
-/// - `rollingsync_applied_sets`: identifiers of the change sets already applied (or pushed).
+/// - `rollingsync_applied_sets`: identifiers of the change sets already applied (or pushed), numbered.
 enum LocalStoreSchema {
     static let prefix = "rollingsync_"
 
@@ -27,6 +30,36 @@ enum LocalStoreSchema {
     /// 1970 shifted left 16 bits. SQLite 3.40 has no `unixepoch('subsec')`, so milliseconds come from
     /// `julianday('now')`.
     static let wallClockExpression = "(CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) << 16)"
+
+    /// Folds the appended clocks of applied updates into the indexed per-cell clocks (the larger
+    /// clock, then client id, wins, as in ``LastWriterWins``) and empties the append-only table.
+    /// Each appended record holds one row's cells as repeated (column name, clock) pairs, encoded
+    /// like change-set strings and varints.
+    static func compactAppliedClocks(in db: Database) throws {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT a.table_id, a.row_key, a.clocks, s.client_id
+            FROM rollingsync_applied_clocks AS a JOIN rollingsync_applied_sets AS s ON s.number = a.set_number
+            ORDER BY a.seq
+            """)
+        let upsert = try db.makeStatement(sql: """
+            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+            WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id)
+            """)
+        while let row = try rows.next() {
+            let tableID: Int64 = row["table_id"]
+            let key: DatabaseValue = row["row_key"]
+            let clientID: String = row["client_id"]
+            let blob: Data = row["clocks"]
+            var cursor = ByteCursor([UInt8](blob), streamOffset: 0)
+            while !cursor.isAtEnd {
+                let column = try cursor.string(limit: ChangeSetFormat.maximumNameLength)
+                let clock = Int64(bitPattern: try cursor.varint())
+                try upsert.execute(arguments: [tableID, key, column, clock, clientID])
+            }
+        }
+        try db.execute(sql: "DELETE FROM rollingsync_applied_clocks")
+    }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -62,11 +95,18 @@ enum LocalStoreSchema {
                     clock INTEGER NOT NULL,
                     PRIMARY KEY (table_id, row_key)) WITHOUT ROWID;
                 CREATE TABLE rollingsync_applied_sets (
-                    set_id TEXT PRIMARY KEY NOT NULL,
+                    number INTEGER PRIMARY KEY,
+                    set_id TEXT NOT NULL UNIQUE,
                     client_id TEXT NOT NULL,
                     change_count INTEGER NOT NULL,
                     maximum_clock INTEGER NOT NULL,
-                    recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))) WITHOUT ROWID;
+                    recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                CREATE TABLE rollingsync_applied_clocks (
+                    seq INTEGER PRIMARY KEY,
+                    set_number INTEGER NOT NULL,
+                    table_id INTEGER NOT NULL,
+                    row_key NOT NULL,
+                    clocks BLOB NOT NULL);
                 """)
             try db.execute(
                 sql: "INSERT INTO rollingsync_state (id, client_id, clock) VALUES (1, ?, 0)",
