@@ -27,6 +27,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
@@ -40,13 +41,25 @@ let package = Package(
         .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(
             name: "SyncCore",
-            dependencies: ["RemoteProtocol", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "RemoteProtocol",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         .executableTarget(
             name: "SyncCoreBenchmark",
             dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/SyncCoreBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
+
+        .executableTarget(
+            name: "EncryptionBenchmark",
+            dependencies: ["SyncCore", "FileRemote"],
+            path: "Benchmarks/EncryptionBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
 
