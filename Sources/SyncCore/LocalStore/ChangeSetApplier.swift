@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Applies decoded row changes inside the apply transaction of ``LocalStore``, column by column,
@@ -210,10 +211,9 @@ struct ChangeSetApplier {
                 return
             }
             report.updatedRows += 1
-            for assignment in assignments {
-                if let clock = assignment.remoteClock {
-                    try recordCellClock(table: table, key: change.key, column: assignment.column, clock: clock)
-                }
+            let clocks = assignments.compactMap { assignment in assignment.remoteClock.map { (assignment.column, $0) } }
+            if !clocks.isEmpty {
+                try recordCellClocks(table: table, key: change.key, clocks: clocks)
             }
         }
         for column in republish {
@@ -270,11 +270,17 @@ struct ChangeSetApplier {
         return clocks
     }
 
-    /// Appends the clock of an applied cell (folded into the indexed cell clocks when a late set
-    /// needs them; a set never holds the same cell twice, so its own lookups do not need them).
-    private mutating func recordCellClock(table: SyncedTable, key: DatabaseValue, column: String, clock: HLCTimestamp) throws {
+    /// Appends the clocks of a row's applied cells as one record (folded into the indexed cell clocks
+    /// by ``LocalStoreSchema/compactAppliedClocks(in:)`` when a late set needs them; a set never
+    /// holds the same row twice, so its own lookups do not need them).
+    private mutating func recordCellClocks(table: SyncedTable, key: DatabaseValue, clocks: [(String, HLCTimestamp)]) throws {
+        var encoded: [UInt8] = []
+        for (column, clock) in clocks {
+            encoded.appendString(column)
+            encoded.appendVarint(clock.rawValue)
+        }
         try statement(StatementKey(purpose: .recordCellClock)) {
-            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, column_name, clock) VALUES (?, ?, ?, ?, ?)"
-        }.execute(arguments: [setNumber, table.id, key, column, clock.databaseInteger])
-    }
+            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES (?, ?, ?, ?)"
+        }.execute(arguments: [setNumber, table.id, key, Data(encoded)])
+}
 }

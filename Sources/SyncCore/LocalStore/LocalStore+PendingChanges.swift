@@ -72,12 +72,18 @@ extension LocalStore {
     ///   - url: the file to create (replaced if it exists).
     ///   - setID: the set's unique identifier (e.g. a time-prefixed UUID; also the remote file name).
     /// - Returns: the written set, or `nil` (and no file) when nothing is pending.
+    /// - Throws: ``ChangeSetFormatError`` or a file or database error; no partial file is left.
     public func writePendingChangeSet(to url: URL, setID: String) throws -> PendingChangeSet? {
         guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return nil }
-        return try writer.read { db in
-            let encoder = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: setID, clientID: clientID))
-            _ = try Self.readPendingChanges(in: db, upTo: lastSequence) { try encoder.write($0) }
-            return PendingChangeSet(summary: try encoder.finish(), lastSequence: lastSequence)
+        do {
+            return try writer.read { db in
+                let encoder = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: setID, clientID: clientID))
+                _ = try Self.readPendingChanges(in: db, upTo: lastSequence) { try encoder.write($0) }
+                return PendingChangeSet(summary: try encoder.finish(), lastSequence: lastSequence)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw error
         }
     }
 

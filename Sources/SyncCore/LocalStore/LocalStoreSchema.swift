@@ -3,6 +3,9 @@ import GRDB
 
 /// RollingSync's own tables, created next to the application's tables and versioned with GRDB's
 /// `DatabaseMigrator`. Every name starts with ``prefix``; applications must not use that prefix.
+/// The migrator shares GRDB's `grdb_migrations` table with an application migrator; its identifiers
+/// start with "rollingsync" so they never collide (an application migrator set to
+/// `eraseDatabaseOnSchemaChange` would see them as unknown and erase the database: don't combine).
 ///
 /// - `rollingsync_state`: one row; this database's client id, the newest hybrid logical clock issued
 ///   or seen (see ``ChangeLogClock``), and the `applying` flag the capture triggers check.
