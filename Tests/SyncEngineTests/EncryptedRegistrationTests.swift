@@ -157,4 +157,31 @@ struct EncryptedRegistrationTests {
         benKeys.answer(Self.password)
         #expect(try await ben.register().addedClient)
     }
+
+    @Test("encrypted data whose format.json was altered to say unencrypted is refused, not written in clear")
+    func downgradeIsRefused() async throws {
+        let remote = try TestRemote(.memory)
+        let annaKeys = try EncryptionSetup(password: Self.password)
+        _ = try await annaKeys.applicationManager("anna", store: remote.store).register()
+        let formatPath = try RemotePath("\(Paths.app)/format.json")
+        let format = try await remote.store.read(formatPath)
+        let altered = try #require(String(data: format, encoding: .utf8)?.replacingOccurrences(of: "\"encrypted\" : true", with: "\"encrypted\" : false"))
+        #expect(altered != String(data: format, encoding: .utf8))
+        try await remote.store.write(Data(altered.utf8), to: formatPath)
+
+        let newcomer = await #expect(throws: SyncError.self) {
+            try await EncryptionSetup(password: nil).applicationManager("ben", store: remote.store).register()
+        }
+        #expect(newcomer?.code == .corruptRemoteData)
+        #expect(newcomer?.message.contains("refusing to write in clear") == true)
+
+        for keyFile in try await remote.names(in: "\(Paths.app)/Encryption") {
+            try await remote.store.delete(RemotePath("\(Paths.app)/Encryption/\(keyFile)"))
+        }
+        let member = await #expect(throws: SyncError.self) {
+            try await annaKeys.applicationManager("anna", store: remote.store).register()
+        }
+        #expect(member?.code == .corruptRemoteData)
+        #expect(try await remote.names(in: "\(Paths.app)/ClientDevices") == ["anna"])
+    }
 }

@@ -17,7 +17,9 @@ import RemoteProtocol
 ///   random 256-bit data key is created, wrapped with a key derived from the password by scrypt
 ///   (``keyDerivation``), written to `<appID>/Encryption/`, and cached locally; every other file is
 ///   then encrypted (see Docs/RemoteFormat.md, "Encryption"). Without one, files are stored as they are.
-/// - **Existing remote data**: unencrypted data is read as it is. Encrypted data is opened with
+/// - **Existing remote data**: unencrypted data is read as it is, unless it shows signs of having
+///   been encrypted (a key file in `Encryption/`, or a key cached here), which is refused as a
+///   possible downgrade (``SyncError/Code/corruptRemoteData``). Encrypted data is opened with
 ///   the key cached in ``keyStore`` when its identifier matches the current key file (one `list`
 ///   request, no password); otherwise ``EncryptionDecisions/existingApplicationPassword`` is asked.
 /// - **Errors**: ``SyncError/Code/passwordRequired`` when no password is given,
@@ -67,12 +69,14 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
     public func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
         -> any RemoteFileCodec
     {
-        guard format.encrypted else {
-            return PlaintextCodec()
-        }
         let applicationID = try SyncIdentifier(layout.root.name)
         let directory = RemoteKeyDirectory(store: store, applicationID: applicationID)
-        guard let current = try await directory.currentName() else {
+        let currentName = try await directory.currentName()
+        guard format.encrypted else {
+            try refuseDowngrade(applicationID, keyFile: currentName, layout: layout)
+            return PlaintextCodec()
+        }
+        guard let current = currentName else {
             throw SyncError(
                 .corruptRemoteData,
                 "the remote data of \(applicationID) is encrypted, but \(layout.encryption) holds no wrapped data key"
@@ -103,6 +107,27 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
             )
         }
         return dataKey
+    }
+
+    /// Throws if unencrypted-looking data shows signs of having been encrypted (a key file
+    /// remains, or this client holds a key for it): `format.json` may have been altered to make
+    /// clients write in clear, so nothing is written until the application decides.
+    private func refuseDowngrade(_ applicationID: SyncIdentifier, keyFile: WrappedKeyName?, layout: ApplicationLayout) throws {
+        if let keyFile {
+            throw SyncError(
+                .corruptRemoteData,
+                "\(layout.formatFile) says the data of \(applicationID) is not encrypted, but \(layout.encryption) holds "
+                    + "the wrapped key \(keyFile); refusing to write in clear"
+            )
+        }
+        if keyStore.load(applicationID: applicationID) != nil {
+            throw SyncError(
+                .corruptRemoteData,
+                "\(layout.formatFile) says the data of \(applicationID) is not encrypted, but this client holds its data "
+                    + "key; refusing to write in clear. If the remote data was deliberately created again without "
+                    + "encryption, remove the cached key (DataKeyFileStore.remove) and register again"
+            )
+        }
     }
 
     private static func passwordRequiredMessage(
