@@ -58,7 +58,7 @@ let package = Package(
 
         .executableTarget(
             name: "EncryptionBenchmark",
-            dependencies: ["SyncCore", "FileRemote"],
+            dependencies: ["SyncCore", "FileRemote", "RemoteProtocol"],
             path: "Benchmarks/EncryptionBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
