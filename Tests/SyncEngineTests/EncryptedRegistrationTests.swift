@@ -184,4 +184,24 @@ struct EncryptedRegistrationTests {
         #expect(member?.code == .corruptRemoteData)
         #expect(try await remote.names(in: "\(Paths.app)/ClientDevices") == ["anna"])
     }
+
+    @Test("a key file left by an interrupted creation is superseded by the next creator's key")
+    func interruptedCreation() async throws {
+        let remote = try TestRemote(.folder)
+        let annaKeys = try EncryptionSetup(password: Self.password)
+        _ = try await annaKeys.applicationManager("anna", store: remote.store).register()
+        try await remote.store.delete(RemotePath("\(Paths.app)/format.json"))
+        let stale = try #require(try await remote.names(in: "\(Paths.app)/Encryption").first)
+
+        let benKeys = try EncryptionSetup(password: "another password")
+        let created = try await benKeys.applicationManager("ben", store: remote.store).register()
+        #expect(created.createdApplication)
+        let keyFiles = try await remote.names(in: "\(Paths.app)/Encryption")
+        #expect(keyFiles.count == 1)
+        #expect(keyFiles.first != stale)
+        #expect(keyFiles.first?.hasPrefix("DataKey-00000002-") == true)
+        benKeys.answer(nil)
+        _ = try await benKeys.applicationManager("ben", store: remote.store).register()
+        #expect(benKeys.reasons.isEmpty, "ben's cached key is the current one")
+    }
 }

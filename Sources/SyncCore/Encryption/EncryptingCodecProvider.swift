@@ -53,15 +53,20 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
         guard let password = await decisions.newApplicationPassword(applicationID) else {
             return (PlaintextCodec(), false)
         }
+        // A key file left by an interrupted creation (format.json is written after this) is
+        // superseded: the new one takes the next generation, so it is current and the stale one
+        // is deleted.
+        let directory = RemoteKeyDirectory(store: store, applicationID: applicationID)
+        let generation = (try await directory.currentName()?.generation ?? 0) + 1
         let dataKey = DataKey.random()
         let wrapped = try await WrappedDataKey.wrap(
             dataKey,
             password: password,
             parameters: keyDerivation,
-            generation: 1,
+            generation: generation,
             applicationID: applicationID
         )
-        try await RemoteKeyDirectory(store: store, applicationID: applicationID).publish(wrapped, keyID: dataKey.id)
+        try await directory.publish(wrapped, keyID: dataKey.id)
         try keyStore.save(dataKey, applicationID: applicationID)
         return (EncryptingCodec(dataKey: dataKey), true)
     }
