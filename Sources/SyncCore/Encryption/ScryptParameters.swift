@@ -17,8 +17,9 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
     /// scrypt's parallelism `p`.
     public let p: Int
 
-    /// The parameters of new and changed passwords: `N = 2^17, r = 8, p = 1` (128 MiB, about half a
-    /// second on a current laptop core; see the EncryptionBenchmark).
+    /// The parameters of new and changed passwords: `N = 2^17, r = 8, p = 1` (128 MiB; 0.24 s of
+    /// one core on the project's x86-64 test machine, 0.8 s when that machine is busy; see the
+    /// EncryptionBenchmark).
     public static let recommended = ScryptParameters(checkedLog2N: 17, r: 8, p: 1)
 
     /// Cheap parameters (`N = 2^10`) for test suites only: a password protected with them can be
