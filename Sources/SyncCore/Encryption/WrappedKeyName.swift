@@ -2,11 +2,12 @@
 /// `DataKey-<generation>-<key id>-<unique>.json`.
 ///
 /// `<generation>` is 8 decimal digits (1 for the first password, one more per change, or the next
-/// after a key file an interrupted creation left), `<key id>` the 32 hexadecimal digits of the data key's identifier, and `<unique>` 8 random hexadecimal
-/// digits so two clients changing the password at once never write the same name. Names carry
-/// the facts a client needs, so one `list` tells it which key file is current and whether its
-/// cached key still matches. The current file is the one with the highest generation (ties broken
-/// by name); older ones are deleted after a new one is written.
+/// after a key file an interrupted creation left), `<key id>` the 32 hexadecimal digits of the
+/// data key's identifier, and `<unique>` 8 random hexadecimal digits so two clients changing the
+/// password at once never write the same name. Names carry the facts a client needs, so one `list`
+/// tells it which key file is current and whether its cached key still matches. The current file
+/// is the one with the highest generation (ties broken by name); older ones are deleted after a
+/// new one is written.
 struct WrappedKeyName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The generation: 1 for the first password, one more per password change.
     let generation: Int
