@@ -81,7 +81,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncCoreTests",
-            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SyncCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
