@@ -15,6 +15,8 @@ let sharedSwiftSettings: [SwiftSetting] = [
 ]
 
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 
 let package = Package(
     name: "RollingSync",
@@ -30,6 +32,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
         // MARK: The remote side: protocol, backends, contract suite
@@ -52,7 +55,7 @@ let package = Package(
 
         // MARK: The local side and the synchronisation operations
 
-        .target(name: "SyncCore", dependencies: [grdb], swiftSettings: sharedSwiftSettings),
+        .target(name: "SyncCore", dependencies: [grdb, crypto, cryptoExtras], swiftSettings: sharedSwiftSettings),
 
         // MARK: Benchmarks (executables that print ratios; run with Scripts/benchmark.sh NAME)
 
@@ -60,6 +63,12 @@ let package = Package(
             name: "SyncCoreBenchmark",
             dependencies: ["SyncCore", grdb],
             path: "Benchmarks/SyncCoreBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(
+            name: "EncryptionBenchmark",
+            dependencies: ["SyncCore", "FileRemote", "RemoteProtocol"],
+            path: "Benchmarks/EncryptionBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
         .executableTarget(
@@ -97,7 +106,12 @@ let package = Package(
             dependencies: ["RemoteStoreConformance", "InMemoryRemote"],
             swiftSettings: sharedSwiftSettings
         ),
-        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb], swiftSettings: sharedSwiftSettings),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb, crypto], swiftSettings: sharedSwiftSettings),
+        .testTarget(
+            name: "SyncEngineTests",
+            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", grdb],
+            swiftSettings: sharedSwiftSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,181 @@
+import Foundation
+import RemoteProtocol
+
+/// Registers a client with an application's remote data, creating that data on first use.
+///
+/// One manager serves one application and one client. ``register()`` is idempotent and cheap once
+/// the client is known (two requests); concurrent calls share one registration.
+///
+/// What registration does (TICoreDataSync's application registration, without its pauses):
+/// 1. Reads `<appID>/format.json`. If it is missing, the application's remote data is created: the
+///    directory skeleton, a `ReadMe.txt`, and `format.json` **last**, so its presence means the
+///    hierarchy is complete. A directory without `format.json` that holds anything but that skeleton
+///    is not RollingSync data and is refused rather than written into.
+/// 2. Refuses a format newer than this build understands (``SyncError/Code/unsupportedFormat``).
+/// 3. Opens the codec every other file passes through (``RemoteCodecProvider``: plaintext by
+///    default; the encryption decision and password check happen there).
+/// 4. Registers the client: `ClientDevices/<client>/deviceInfo.json` is written if missing.
+public actor ApplicationSyncManager {
+    /// The application's identifier.
+    public nonisolated let applicationID: SyncIdentifier
+    /// This client's identity.
+    public nonisolated let device: DeviceInfo
+
+    /// The remote store the application's data lives in.
+    public nonisolated let store: any RemoteStore
+
+    private let layout: ApplicationLayout
+    private let codecProvider: any RemoteCodecProvider
+    private var registration: Task<ApplicationRegistration, any Error>?
+
+    /// Creates a manager for `applicationID` on `store`, registering the client `device`; files
+    /// are encoded with the codec `codecProvider` chooses (plaintext by default).
+    public init(
+        store: any RemoteStore,
+        applicationID: SyncIdentifier,
+        device: DeviceInfo,
+        codecProvider: any RemoteCodecProvider = PlaintextCodecProvider()
+    ) {
+        self.store = store
+        self.applicationID = applicationID
+        self.device = device
+        self.codecProvider = codecProvider
+        layout = ApplicationLayout(applicationID: applicationID)
+    }
+
+    /// Registers this client, creating the application's remote data if there is none.
+    ///
+    /// A successful registration is remembered; a failed one is not, so calling again retries.
+    /// - Throws: ``SyncError``: ``SyncError/Code/unsupportedFormat`` for newer or encrypted data this
+    ///   build cannot read, ``SyncError/Code/corruptRemoteData`` for a folder that is not RollingSync
+    ///   data, ``SyncError/Code/remote`` for storage failures.
+    public func register() async throws -> ApplicationRegistration {
+        if let registration {
+            do {
+                return try await registration.value
+            } catch {
+                self.registration = nil
+                throw error
+            }
+        }
+        let task = Task { try await performRegistration() }
+        registration = task
+        do {
+            return try await task.value
+        } catch {
+            registration = nil
+            throw error
+        }
+    }
+
+    /// Forgets the remembered registration, so the next ``register()`` checks the remote again
+    /// (used when a document turns out to be gone: the whole application may have been removed).
+    func forgetRegistration() {
+        registration = nil
+    }
+
+    private func performRegistration() async throws -> ApplicationRegistration {
+        let plain = CodedRemote(store: store, codec: PlaintextCodec())
+        var createdApplication = false
+        let format: RemoteFormatFile
+        let codec: any RemoteFileCodec
+        if let existing = try await readFormatFile(plain) {
+            format = existing
+            codec = try await codecProvider.codec(forExisting: format, layout: layout, store: store)
+        } else {
+            (format, codec) = try await createApplication(plain)
+            createdApplication = true
+        }
+        let remote = CodedRemote(store: store, codec: codec)
+        let addedClient = try await registerClient(remote)
+        return ApplicationRegistration(
+            applicationID: applicationID,
+            clientID: device.clientID,
+            layout: layout,
+            format: format,
+            createdApplication: createdApplication,
+            addedClient: addedClient,
+            remote: remote
+        )
+    }
+
+    /// Reads `format.json`; `nil` if it does not exist. The version is checked before the rest is
+    /// decoded, so a newer format whose fields changed is still refused as newer.
+    private func readFormatFile(_ remote: CodedRemote) async throws -> RemoteFormatFile? {
+        guard let data = try await remote.readIfPresent(layout.formatFile) else {
+            return nil
+        }
+        let probe = try CodedRemote.decodeJSON(VersionProbe.self, from: data, at: layout.formatFile)
+        guard probe.format == RemoteFormatFile.formatName else {
+            throw SyncError(.corruptRemoteData, "\(layout.formatFile) names the format '\(probe.format)', not RollingSync")
+        }
+        guard probe.version <= RemoteFormatFile.currentVersion else {
+            throw SyncError(
+                .unsupportedFormat,
+                "the remote data of \(applicationID) uses format version \(probe.version), but this build of "
+                    + "RollingSync reads versions up to \(RemoteFormatFile.currentVersion); update RollingSync"
+            )
+        }
+        return try CodedRemote.decodeJSON(RemoteFormatFile.self, from: data, at: layout.formatFile)
+    }
+
+    /// The two fields of `format.json` every version keeps.
+    private struct VersionProbe: Decodable {
+        var format: String
+        var version: Int
+    }
+
+    /// Creates the hierarchy, ReadMe and codec material, then `format.json` last.
+    private func createApplication(_ remote: CodedRemote) async throws -> (RemoteFormatFile, any RemoteFileCodec) {
+        try await refuseForeignContent(remote)
+        for directory in layout.skeleton {
+            try await remote.createDirectory(directory)
+        }
+        try await remote.write(Data(Self.readMe.utf8), to: layout.readMe)
+        let (codec, encrypted) = try await codecProvider.codecForNewApplication(layout: layout, store: store)
+        let format = RemoteFormatFile(encrypted: encrypted, createdBy: device.clientID, createdAt: Date())
+        try await remote.writeJSON(format, to: layout.formatFile)
+        return (format, codec)
+    }
+
+    /// Throws if the application directory exists and holds anything besides what an interrupted
+    /// creation leaves (the skeleton and the ReadMe).
+    private func refuseForeignContent(_ remote: CodedRemote) async throws {
+        let items: [RemoteItem]
+        do {
+            items = try await store.list(layout.root)
+        } catch RemoteStoreError.Code.notFound {
+            return
+        } catch let error as RemoteStoreError {
+            throw SyncError(.remote, "remote storage failed: \(error.message)", underlying: error)
+        }
+        let known: Set<String> = ["ClientDevices", "Encryption", "Information", "Documents", "ReadMe.txt"]
+        let foreign = items.map(\.name).filter { !known.contains($0) }.sorted()
+        if !foreign.isEmpty {
+            throw SyncError(
+                .corruptRemoteData,
+                "\(layout.root) exists but has no format.json and holds \(foreign.prefix(5).joined(separator: ", ")); "
+                    + "it is not RollingSync data, so nothing was written there"
+            )
+        }
+    }
+
+    /// Writes this client's device info if missing; true if it was written.
+    private func registerClient(_ remote: CodedRemote) async throws -> Bool {
+        let path = layout.deviceInfo(device.clientID)
+        if try await remote.exists(path) != nil {
+            return false
+        }
+        try await remote.createDirectory(layout.clientDirectory(device.clientID))
+        try await remote.writeJSON(device, to: path)
+        return true
+    }
+
+    private static let readMe = """
+        This folder holds RollingSync synchronisation data.
+
+        Please do not change, move or delete anything in it by hand: the applications that synchronise
+        through it rely on every file staying exactly as they wrote it.
+
+        """
+}

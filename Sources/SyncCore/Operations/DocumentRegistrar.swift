@@ -1,0 +1,139 @@
+import Foundation
+import RemoteProtocol
+
+/// Registers a local database with a remote document (TICoreDataSync's document registration,
+/// with its pauses turned into ``DocumentSyncDelegate`` decisions and its data-losing reset fixed).
+///
+/// Steps, each skipped when its answer is already known:
+/// 1. `documentInfo.json` missing: the document does not exist (or its creation was interrupted).
+///    A tombstone in `Information/DeletedDocuments/` tells whether it was deleted. If the delegate
+///    agrees, the document is created: its directories, an integrity key (reused if an interrupted
+///    creation left one), for a recreated document a `DeletedClients/<c>.json` for every other
+///    client of the application (so each learns the document was reset) and the removal of the
+///    tombstone, then `documentInfo.json` **last**, so its presence means the document is complete.
+/// 2. The document exists but `SyncChanges/<client>/` does not: a `DeletedClients/<client>.json`
+///    means another client removed this one; the delegate decides whether to register again
+///    (keeping local data) and the tombstone is then removed.
+/// 3. Integrity key: `IntegrityKey/` is listed and its key adopted. A key that differs from the
+///    one this database adopted before means the document was recreated: the delegate decides;
+///    unpushed local changes are **kept** either way (TICoreDataSync wiped them).
+/// 4. `SyncChanges/<client>/` is created, and the registration recorded in the database.
+struct DocumentRegistrar {
+    let application: ApplicationRegistration
+    let remote: CodedRemote
+    let documentID: SyncIdentifier
+    let documentDescription: String
+    let state: LocalSyncState
+    let delegate: any DocumentSyncDelegate
+
+    private var layout: DocumentLayout { application.layout.document(documentID) }
+    private var clientID: SyncIdentifier { application.clientID }
+
+    func register() async throws -> DocumentRegistration {
+        guard let local = try state.registration() else {
+            throw SyncError(.notRegistered, "the database is not configured for document \(documentID)")
+        }
+        var adoptedKey = local.integrityKey
+        var warnings: [SyncWarning] = []
+        var created = false
+        var recreated = false
+        var ownDirectoryExists = false
+        if try await remote.exists(layout.documentInfo) == nil {
+            let wasDeleted = try await remote.exists(application.layout.deletedDocumentTombstone(documentID)) != nil
+            guard await delegate.shouldCreateDocument(documentID, wasDeleted: wasDeleted) else {
+                throw SyncError(
+                    .declined,
+                    wasDeleted
+                        ? "document \(documentID) was deleted and the application chose not to recreate it"
+                        : "document \(documentID) does not exist remotely and the application chose not to create it"
+                )
+            }
+            try await createDocument(wasDeleted: wasDeleted)
+            created = true
+            recreated = wasDeleted
+            adoptedKey = nil
+        } else if try await remote.exists(layout.changeSets(of: clientID)) != nil {
+            ownDirectoryExists = true
+        } else if try await remote.exists(layout.deletedClientTombstone(clientID)) != nil {
+            guard await delegate.clientWasRemoved(from: documentID) == .keepLocalDataAndRegister else {
+                throw SyncError(
+                    .clientRemoved,
+                    "client \(clientID) was removed from document \(documentID); local data is untouched"
+                )
+            }
+            warnings.append(.clientWasRemoved(documentID))
+            try await remote.delete(layout.deletedClientTombstone(clientID))
+            adoptedKey = nil
+        }
+        let key = try await Self.integrityKey(of: layout, through: remote)
+        if let adoptedKey, adoptedKey != key {
+            guard await delegate.integrityKeyChanged(for: documentID) == .keepLocalDataAndRegister else {
+                throw SyncError(
+                    .integrityKeyMismatch,
+                    "document \(documentID) was recreated since this database registered (its integrity key changed); "
+                        + "local data, including unpushed changes, is untouched"
+                )
+            }
+            warnings.append(.documentWasReset(documentID))
+        }
+        if !ownDirectoryExists {
+            try await remote.createDirectory(layout.changeSets(of: clientID))
+        }
+        try state.markRegistered(integrityKey: key)
+        return DocumentRegistration(
+            documentID: documentID,
+            clientID: clientID,
+            integrityKey: key,
+            createdDocument: created,
+            recreatedDeletedDocument: recreated,
+            warnings: warnings
+        )
+    }
+
+    /// The document's integrity key: the smallest valid name in `IntegrityKey/` (there is one;
+    /// taking the smallest keeps every client's choice the same should a race leave two).
+    /// - Throws: ``SyncError/Code/corruptRemoteData`` if there is none.
+    static func integrityKey(of layout: DocumentLayout, through remote: CodedRemote) async throws -> String {
+        guard let key = try await currentIntegrityKey(of: layout, through: remote) else {
+            throw SyncError(.corruptRemoteData, "document \(layout.root) has no integrity key in \(layout.integrityKeys)")
+        }
+        return key
+    }
+
+    /// The document's integrity key, or `nil` if the document (or its key) is gone.
+    static func currentIntegrityKey(of layout: DocumentLayout, through remote: CodedRemote) async throws -> String? {
+        let names = try await remote.listIfPresent(layout.integrityKeys)?.filter { !$0.isDirectory }.map(\.name)
+        return names?.filter(isValidIntegrityKey).min()
+    }
+
+    private static func isValidIntegrityKey(_ name: String) -> Bool {
+        name.utf8.count >= 16 && !name.hasPrefix(".")
+    }
+
+    private func createDocument(wasDeleted: Bool) async throws {
+        for directory in layout.skeleton {
+            try await remote.createDirectory(directory)
+        }
+        if try await Self.currentIntegrityKey(of: layout, through: remote) == nil {
+            try await remote.write(Data(), to: try remote.remote { try layout.integrityKey(UUID().uuidString) })
+        }
+        if wasDeleted {
+            try await markOtherClientsRemoved()
+            try await remote.delete(application.layout.deletedDocumentTombstone(documentID))
+        }
+        let info = DocumentInfo(documentID: documentID, description: documentDescription, createdBy: clientID, createdAt: Date())
+        try await remote.writeJSON(info, to: layout.documentInfo)
+    }
+
+    /// Leaves `DeletedClients/<c>.json` (a copy of the client's device info) for every other client
+    /// of the application, so each learns at its next registration that the document was reset.
+    private func markOtherClientsRemoved() async throws {
+        let clients = try await remote.listIfPresent(application.layout.clientDevices) ?? []
+        for item in clients where item.isDirectory {
+            guard let other = try? SyncIdentifier(item.name), other != clientID else { continue }
+            let device = try await remote.readJSONIfPresent(DeviceInfo.self, from: application.layout.deviceInfo(other))
+                ?? DeviceInfo(clientID: other, description: "", registeredAt: Date())
+            try await remote.writeJSON(device, to: layout.deletedClientTombstone(other))
+        }
+    }
+}

@@ -1,0 +1,15 @@
+/// The outcome of registering a local database with a remote document.
+public struct DocumentRegistration: Sendable, Equatable {
+    /// The document.
+    public var documentID: SyncIdentifier
+    /// This client.
+    public var clientID: SyncIdentifier
+    /// The document's integrity key, now adopted by the local database.
+    public var integrityKey: String
+    /// True if this registration created the document's remote data.
+    public var createdDocument: Bool
+    /// True if it recreated a document another client had deleted.
+    public var recreatedDeletedDocument: Bool
+    /// Notices for the application (client removed, document reset).
+    public var warnings: [SyncWarning]
+}

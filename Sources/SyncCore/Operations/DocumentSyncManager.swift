@@ -1,0 +1,208 @@
+import Foundation
+import GRDB
+import RemoteProtocol
+
+/// Keeps one local database in sync with one remote document of an application.
+///
+/// ```swift
+/// let manager = try DocumentSyncManager(application: app, documentID: doc, localStore: store)
+/// let report = try await manager.synchronize()
+/// ```
+///
+/// - **Delayed registration**: creating the manager binds the database to the document locally,
+///   with no remote call. Changes to synced tables are captured from then on (whether or not the
+///   remote can be reached); the first ``synchronize()`` registers (or call ``register()``) and
+///   pushes everything captured.
+/// - **One operation at a time**: registrations and syncs of one manager run one after another.
+///   A ``synchronize()`` requested while another sync waits to start joins it; one requested
+///   while a sync runs starts a single follow-up sync after it, shared by every such request. So
+///   changes made during a sync are always picked up, and bursts of requests cost one sync.
+///   Because a sync may be shared by several callers, cancelling one caller's task does not
+///   cancel the sync it waits for.
+/// - **Failures**: a sync that fails at any step can simply be run again: applied sets are
+///   recorded atomically with their changes, and pushed sets are settled on the next run (see
+///   ``SyncError/isRetryable`` for whether retrying soon may help).
+/// - **Decisions** come from the ``DocumentSyncDelegate`` (defaults: create missing documents,
+///   re-register after a reset keeping local data, last writer wins).
+/// - **Progress**: ``progressEvents()``; each sync returns a ``SyncReport``.
+public actor DocumentSyncManager {
+    /// The document.
+    public nonisolated let documentID: SyncIdentifier
+    /// The local database.
+    public nonisolated let localStore: LocalStore
+
+    private let application: ApplicationSyncManager
+    private let documentDescription: String
+    private let delegate: any DocumentSyncDelegate
+    private let state: LocalSyncState
+    private let broadcaster = ProgressBroadcaster()
+    private var lastOperation: Task<Void, Never>?
+    private var queuedSync: (id: Int, task: Task<SyncReport, any Error>)?
+    private var nextSyncID = 0
+    /// Requests waiting for the queued sync to start (observable by tests of coalescing).
+    private(set) var waitingSyncRequests = 0
+
+    /// Binds `localStore`'s database to `documentID` of `application` (locally only; see
+    /// "Delayed registration" above).
+    ///
+    /// - Parameters:
+    ///   - documentDescription: stored in `documentInfo.json` if this client creates the document.
+    ///   - delegate: the application's decisions; `nil` takes every default.
+    /// - Throws: ``SyncError/Code/notRegistered`` if the database is already bound to another
+    ///   document or another client identifier (a database syncs one document as one client);
+    ///   ``SyncError/Code/local`` if RollingSync's tables cannot be created.
+    public init(
+        application: ApplicationSyncManager,
+        documentID: SyncIdentifier,
+        localStore: LocalStore,
+        documentDescription: String = "",
+        delegate: (any DocumentSyncDelegate)? = nil
+    ) throws {
+        self.application = application
+        self.documentID = documentID
+        self.localStore = localStore
+        self.documentDescription = documentDescription
+        self.delegate = delegate ?? DefaultDocumentSyncDelegate()
+        state = try LocalSyncState(writer: localStore.writer)
+        let clientID = application.device.clientID
+        let bound = try state.bind(documentID: documentID.rawValue, clientID: clientID.rawValue)
+        guard bound.documentID == documentID.rawValue, bound.remoteClientID == clientID.rawValue else {
+            throw SyncError(
+                .notRegistered,
+                "this database syncs document \(bound.documentID) as client \(bound.remoteClientID); "
+                    + "it cannot also sync document \(documentID) as client \(clientID)"
+            )
+        }
+    }
+
+    deinit {
+        broadcaster.finish()
+    }
+
+    /// True once a registration with the remote document completed.
+    public var isRegistered: Bool {
+        get throws { try state.registration()?.isRegistered ?? false }
+    }
+
+    /// A stream of the progress events of every later sync. Any number of streams may be open;
+    /// each ends when the manager is released. Events are dropped (oldest first) for a reader that
+    /// falls far behind, never blocking a sync.
+    public nonisolated func progressEvents() -> AsyncStream<SyncProgress> {
+        broadcaster.subscribe()
+    }
+
+    /// Registers the application (if needed) and the document, creating the document if it is
+    /// missing and the delegate agrees. Safe to call again: it re-checks and adopts the current
+    /// state. Syncs register by themselves; call this to register early or to learn the outcome.
+    public func register() async throws -> DocumentRegistration {
+        try await exclusively {
+            let application = try await self.application.register()
+            return try await self.registerDocument(application, through: application.remote)
+        }
+    }
+
+    /// Synchronizes now (see the type's documentation for coalescing), registering first if
+    /// needed.
+    /// - Returns: what the sync did.
+    /// - Throws: ``SyncError``: ``SyncError/Code/remote`` (retry later), ``SyncError/Code/local``,
+    ///   ``SyncError/Code/declined``, ``SyncError/Code/clientRemoved`` or
+    ///   ``SyncError/Code/integrityKeyMismatch`` when the delegate chose to stop, or the
+    ///   registration errors of ``ApplicationSyncManager/register()``.
+    public func synchronize() async throws -> SyncReport {
+        waitingSyncRequests += 1
+        if let queuedSync {
+            return try await queuedSync.task.value
+        }
+        let id = nextSyncID
+        nextSyncID += 1
+        let task = Task { try await self.exclusively { try await self.startSync(id) } }
+        queuedSync = (id, task)
+        return try await task.value
+    }
+
+    private func startSync(_ id: Int) async throws -> SyncReport {
+        if queuedSync?.id == id {
+            queuedSync = nil
+            waitingSyncRequests = 0
+        }
+        return try await performSync()
+    }
+
+    /// Runs `body` after every operation started before it has ended.
+    private func exclusively<Result: Sendable>(
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
+        let previous = lastOperation
+        let task = Task<Result, any Error> {
+            await previous?.value
+            return try await body()
+        }
+        lastOperation = Task { _ = try? await task.value }
+        return try await task.value
+    }
+
+    private func performSync() async throws -> SyncReport {
+        var report = SyncReport()
+        defer { broadcaster.send(SyncProgress(phase: .finished)) }
+        var application = try await self.application.register()
+        let counter = CountingRemoteStore(application.remote.store)
+        var remote = application.remote.replacingStore(counter)
+        var local = try state.registration()
+        // A document found reset is registered again, once per reset; a second reset within the
+        // same sync is reported rather than chased.
+        for _ in 0..<3 {
+            if local?.isRegistered != true {
+                broadcaster.send(SyncProgress(phase: .registering))
+                report.warnings += try await registerDocument(application, through: remote).warnings
+                local = try state.registration()
+            }
+            guard let registration = local, let integrityKey = registration.integrityKey else {
+                throw SyncError(.notRegistered, "the registration of document \(documentID) was not recorded in the database")
+            }
+            let synchronizer = Synchronizer(
+                remote: remote,
+                layout: application.layout.document(documentID),
+                clientID: application.clientID,
+                integrityKey: integrityKey,
+                recentSyncMarkers: registration.recentSyncMarkers,
+                localStore: localStore,
+                state: state,
+                resolver: delegate.conflictResolver,
+                progress: { [broadcaster] in broadcaster.send($0) }
+            )
+            switch try await synchronizer.run(into: &report) {
+            case .completed:
+                report.finishedAt = Date()
+                let counts = counter.counts
+                report.requests = counts.requests
+                report.bytesUploaded = counts.bytesUploaded
+                report.bytesDownloaded = counts.bytesDownloaded
+                return report
+            case .registrationLost:
+                try state.markUnregistered()
+                // The whole application may have been removed: check it again too.
+                await self.application.forgetRegistration()
+                application = try await self.application.register()
+                remote = application.remote.replacingStore(counter)
+            }
+            local = try state.registration()
+        }
+        throw SyncError(
+            .corruptRemoteData,
+            "document \(documentID) changed identity repeatedly during one sync; nothing was lost, try again later"
+        )
+    }
+
+    private func registerDocument(_ application: ApplicationRegistration, through remote: CodedRemote) async throws
+        -> DocumentRegistration
+    {
+        try await DocumentRegistrar(
+            application: application,
+            remote: remote,
+            documentID: documentID,
+            documentDescription: documentDescription,
+            state: state,
+            delegate: delegate
+        ).register()
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import GRDB
+
+/// How a local database is bound to a remote document, kept in RollingSync's own tables of that
+/// database (created by the `rollingsync_registration` migration):
+///
+/// - `rollingsync_registration`: one row; the document, this client's remote identifier, the
+///   integrity key adopted at registration, whether registration completed, and the names of this
+///   client's last-sync markers (so the next sync deletes them without a listing).
+/// - `rollingsync_outgoing`: at most one row; the change set being pushed, recorded *before* its
+///   upload, so a sync that fails with the upload's outcome unknown finds out on the next run
+///   whether the set arrived (see ``OutgoingChangeSet``).
+///
+/// Keeping this in the database rather than in user defaults or a side file means the binding
+/// travels with the data, and a database copied elsewhere keeps it.
+struct LocalSyncState: Sendable {
+    /// The registration row.
+    struct Registration: Sendable, Equatable {
+        var documentID: String
+        var remoteClientID: String
+        var integrityKey: String?
+        var isRegistered: Bool
+        /// The names of this client's last-sync markers that may exist remotely (normally one; more
+        /// after a sync failed while replacing its marker).
+        var recentSyncMarkers: [String]
+    }
+
+    private let writer: any DatabaseWriter
+
+    /// Opens the state on `writer`, creating RollingSync's registration tables if needed.
+    init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw Self.localError(error)
+        }
+    }
+
+    /// The registration row, if this database was ever configured for a document.
+    func registration() throws -> Registration? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM rollingsync_registration").map { row in
+                Registration(
+                    documentID: row["document_id"],
+                    remoteClientID: row["remote_client_id"],
+                    integrityKey: row["integrity_key"],
+                    isRegistered: row["registered"],
+                    recentSyncMarkers: (row["recent_sync_markers"] as String?)?
+                        .split(separator: "\n").map(String.init) ?? []
+                )
+            }
+        }
+    }
+
+    /// Binds the database to `documentID` as `clientID` (unregistered), unless it is bound already.
+    /// - Returns: the registration row, new or existing.
+    func bind(documentID: String, clientID: String) throws -> Registration {
+        try write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO rollingsync_registration (id, document_id, remote_client_id, registered)
+                    VALUES (1, ?, ?, 0) ON CONFLICT DO NOTHING
+                    """,
+                arguments: [documentID, clientID]
+            )
+        }
+        guard let registration = try registration() else {
+            throw SyncError(.local, "the registration of document \(documentID) could not be recorded in the database")
+        }
+        return registration
+    }
+
+    /// Records a completed registration with its integrity key.
+    func markRegistered(integrityKey: String) throws {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1",
+                arguments: [integrityKey]
+            )
+        }
+    }
+
+    /// Records that the registration must be checked again (the document was found reset or this
+    /// client removed); the adopted integrity key is kept for the comparison.
+    func markUnregistered() throws {
+        try write { db in try db.execute(sql: "UPDATE rollingsync_registration SET registered = 0") }
+    }
+
+    /// Records the names of this client's last-sync markers that may exist remotely.
+    func setRecentSyncMarkers(_ fileNames: [String]) throws {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE rollingsync_registration SET recent_sync_markers = ?",
+                arguments: [fileNames.joined(separator: "\n")]
+            )
+        }
+    }
+
+    /// The change set whose upload has started but is not known to have finished.
+    func outgoing() throws -> OutgoingChangeSet? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM rollingsync_outgoing").map(OutgoingChangeSet.init(row:))
+        }
+    }
+
+    /// Records `set` as being uploaded (replacing any earlier record).
+    func setOutgoing(_ set: OutgoingChangeSet) throws {
+        try write { db in
+            try db.execute(sql: "DELETE FROM rollingsync_outgoing")
+            try db.execute(
+                sql: """
+                    INSERT INTO rollingsync_outgoing
+                        (id, file_name, set_id, client_id, change_count, minimum_clock, maximum_clock, byte_count, last_sequence)
+                    VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: set.databaseArguments
+            )
+        }
+    }
+
+    /// Forgets the outgoing set.
+    func clearOutgoing() throws {
+        try write { db in try db.execute(sql: "DELETE FROM rollingsync_outgoing") }
+    }
+
+    private func read<Value>(_ body: (Database) throws -> Value) throws -> Value {
+        do {
+            return try writer.read(body)
+        } catch {
+            throw Self.localError(error)
+        }
+    }
+
+    private func write<Value>(_ body: (Database) throws -> Value) throws -> Value {
+        do {
+            return try writer.write(body)
+        } catch {
+            throw Self.localError(error)
+        }
+    }
+
+    private static func localError(_ error: any Error) -> SyncError {
+        (error as? SyncError) ?? SyncError(.local, "RollingSync's registration tables could not be used: \(error)", underlying: error)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("rollingsync_registration") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE rollingsync_registration (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        document_id TEXT NOT NULL,
+                        remote_client_id TEXT NOT NULL,
+                        integrity_key TEXT,
+                        registered INTEGER NOT NULL DEFAULT 0,
+                        recent_sync_markers TEXT);
+                    CREATE TABLE rollingsync_outgoing (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        file_name TEXT NOT NULL,
+                        set_id TEXT NOT NULL,
+                        client_id TEXT NOT NULL,
+                        change_count INTEGER NOT NULL,
+                        minimum_clock INTEGER NOT NULL,
+                        maximum_clock INTEGER NOT NULL,
+                        byte_count INTEGER NOT NULL,
+                        last_sequence INTEGER NOT NULL);
+                    """
+            )
+        }
+        return migrator
+    }
+}

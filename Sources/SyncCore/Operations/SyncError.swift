@@ -1,0 +1,75 @@
+import RemoteProtocol
+
+/// The error the synchronisation operations throw.
+///
+/// ``code`` says what went wrong; ``message`` explains it for people (never with secrets);
+/// ``underlying`` carries the cause, typically a ``RemoteStoreError`` (whose
+/// ``RemoteStoreError/isRetryable`` then tells whether running the operation again may help).
+public struct SyncError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong: an opaque, extensible set (a `switch` needs a `default:`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// An application, document or client identifier is not valid.
+        public static let invalidIdentifier = Code("invalidIdentifier")
+        /// The remote data was written by a newer RollingSync format than this one understands.
+        public static let unsupportedFormat = Code("unsupportedFormat")
+        /// The remote data is not what RollingSync wrote (a missing or unreadable format file,
+        /// a malformed info file).
+        public static let corruptRemoteData = Code("corruptRemoteData")
+        /// The application declined a decision the operation needed (for example creating a
+        /// missing document).
+        public static let declined = Code("declined")
+        /// The operation needs a registration that has not happened, or the local database is bound
+        /// to another document.
+        public static let notRegistered = Code("notRegistered")
+        /// The remote document was recreated since this client last saw it (its integrity key
+        /// changed) and the application chose to stop; local data, including unpushed changes, is
+        /// untouched.
+        public static let integrityKeyMismatch = Code("integrityKeyMismatch")
+        /// This client was removed from the document by another client and the application chose
+        /// to stop; local data is untouched.
+        public static let clientRemoved = Code("clientRemoved")
+        /// The application's remote data is encrypted and this client has no usable data key: the
+        /// application supplied no password (see ``EncryptionDecisions``).
+        public static let passwordRequired = Code("passwordRequired")
+        /// The password supplied does not unlock the application's data key; registering again
+        /// asks for it again.
+        public static let wrongPassword = Code("wrongPassword")
+        /// The remote store failed; see ``SyncError/underlying``.
+        public static let remote = Code("remote")
+        /// The local database failed; see ``SyncError/underlying``.
+        public static let local = Code("local")
+
+        public var description: String { name }
+
+        /// Lets `catch SyncError.Code.declined` match an error.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? SyncError)?.code == code
+        }
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// An explanation for people, free of secrets.
+    public var message: String
+    /// The cause, if any.
+    public var underlying: (any Error & Sendable)?
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    /// True if the cause is a retryable remote failure: running the operation again may succeed.
+    public var isRetryable: Bool {
+        (underlying as? RemoteStoreError)?.isRetryable ?? false
+    }
+
+    public var description: String {
+        underlying.map { "\(message) (\($0))" } ?? message
+    }
+}

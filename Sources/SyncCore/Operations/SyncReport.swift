@@ -1,0 +1,33 @@
+import Foundation
+
+/// What one sync did.
+public struct SyncReport: Sendable {
+    /// Other clients' change sets applied.
+    public var appliedSets = 0
+    /// Row changes in those sets.
+    public var appliedChanges = 0
+    /// Row changes pushed in this client's new change set (0 if nothing was pending).
+    public var pushedChanges = 0
+    /// The remote file name of the pushed set, if one was pushed.
+    public var pushedSetName: String?
+    /// Conflicts met while applying, each with the decision taken.
+    public var conflicts: [ApplyReport.ResolvedConflict] = []
+    /// Notices that did not stop the sync (delete-versus-update, unreadable sets, resets).
+    public var warnings: [SyncWarning] = []
+    /// The reports of each applied set, in the order applied.
+    public var applyReports: [ApplyReport] = []
+    /// Remote requests this sync made, document registration included (the application
+    /// registration happens once per ``ApplicationSyncManager`` and is not counted).
+    public var requests = 0
+    /// Bytes this sync uploaded (as stored, after the codec).
+    public var bytesUploaded: Int64 = 0
+    /// Bytes this sync downloaded (as stored, before the codec).
+    public var bytesDownloaded: Int64 = 0
+    /// When the sync started.
+    public var startedAt = Date()
+    /// When the sync ended.
+    public var finishedAt = Date()
+
+    /// Creates an empty report.
+    public init() {}
+}

@@ -1,0 +1,21 @@
+import GRDB
+
+/// Something a registration or sync wants the application to know that did not stop it.
+public enum SyncWarning: Sendable, Equatable {
+    /// Applying another client's change set noticed a delete-versus-update (see
+    /// ``ApplyReport/Warning``).
+    case apply(ApplyReport.Warning, fromClient: SyncIdentifier)
+    /// A change set could not be downloaded as a verified, readable set and was not applied; the
+    /// later sets of the same client wait too, so nothing is applied out of order. The next sync
+    /// tries again.
+    case unreadableChangeSet(fileName: String, fromClient: SyncIdentifier, reason: String)
+    /// The remote document was recreated since this database last registered (its integrity key
+    /// changed); local data and unpushed changes were kept and the new key adopted.
+    case documentWasReset(SyncIdentifier)
+    /// Another client had removed this client from the document; it registered again, keeping its
+    /// local data.
+    case clientWasRemoved(SyncIdentifier)
+    /// The last-sync marker could not be written or its predecessor not deleted; the sync itself
+    /// succeeded.
+    case lastSyncNotRecorded(reason: String)
+}

@@ -1,0 +1,292 @@
+import Foundation
+import RemoteProtocol
+
+/// One synchronization pass of a registered document (TICoreDataSync's pre-sync, sync and
+/// post-sync), written once against ``RemoteStore``:
+///
+/// 1. **Check**: list `IntegrityKey/` and compare with the adopted key.
+/// 2. **List**: list `SyncChanges/` once, then each other client's directory once; names carry
+///    the clock, so the sets not applied yet are found and ordered without any download.
+/// 3. **Download, verify, apply** each in clock order (then id), through the codec (which verifies)
+///    and the change-set checksum, downloading a few sets ahead of the one being applied; the local store applies each set atomically with conflict
+///    detection and records it as applied, so a set is never applied twice. A set that cannot be
+///    read is reported and holds back the later sets of its client until a later sync succeeds.
+/// 4. **Push** the local pending changes (including values re-published by conflict decisions)
+///    as one new immutable set, recorded locally before the upload so a lost reply neither loses
+///    nor duplicates anything (see ``OutgoingChangeSet``).
+/// 5. **Record** the sync: write the new last-sync marker, then delete the previous one.
+///
+/// A pass that finds the document reset or this client removed stops before changing anything
+/// and returns ``Outcome/registrationLost``, so the manager registers again (with the delegate's
+/// decisions) and runs another pass.
+struct Synchronizer: Sendable {
+    /// How a pass ended.
+    enum Outcome {
+        case completed
+        /// The document's integrity key changed or this client's directory is gone.
+        case registrationLost
+    }
+
+    let remote: CodedRemote
+    let layout: DocumentLayout
+    let clientID: SyncIdentifier
+    let integrityKey: String
+    let recentSyncMarkers: [String]
+    let localStore: LocalStore
+    let state: LocalSyncState
+    let resolver: ConflictResolver
+    let progress: @Sendable (SyncProgress) -> Void
+
+    /// A change set of another client found in the listing.
+    private struct RemoteSet: Sendable {
+        var client: SyncIdentifier
+        var name: ChangeSetName
+        var size: Int64
+    }
+
+    func run(into report: inout SyncReport) async throws -> Outcome {
+        progress(SyncProgress(phase: .listing))
+        guard try await DocumentRegistrar.currentIntegrityKey(of: layout, through: remote) == integrityKey else {
+            return .registrationLost
+        }
+        guard let listing = try await listUnappliedSets() else { return .registrationLost }
+        try await apply(listing.unapplied, into: &report)
+        try await push(into: &report)
+        await recordSync(appliedThrough: try appliedThrough(listing.all), into: &report)
+        return .completed
+    }
+
+    /// Every other client's sets (one listing each) and those not applied yet, in apply order;
+    /// `nil` if this client's own directory is missing.
+    private func listUnappliedSets() async throws -> (all: [SyncIdentifier: [ChangeSetName]], unapplied: [RemoteSet])? {
+        guard let clients = try await remote.listIfPresent(layout.syncChanges),
+            clients.contains(where: { $0.isDirectory && $0.name == clientID.rawValue })
+        else { return nil }
+        let applied = Set(try local { try localStore.appliedSetIDs() })
+        var all: [SyncIdentifier: [ChangeSetName]] = [:]
+        var unapplied: [RemoteSet] = []
+        for item in clients where item.isDirectory && item.name != clientID.rawValue {
+            guard let client = try? SyncIdentifier(item.name) else { continue }
+            let files = try await remote.listIfPresent(layout.changeSets(of: client)) ?? []
+            var names: [ChangeSetName] = []
+            for file in files where !file.isDirectory {
+                guard let name = ChangeSetName(fileName: file.name) else { continue }
+                names.append(name)
+                if !applied.contains(name.id) {
+                    unapplied.append(RemoteSet(client: client, name: name, size: file.size ?? 0))
+                }
+            }
+            all[client] = names.sorted()
+        }
+        unapplied.sort { ($0.name, $0.client) < ($1.name, $1.client) }
+        return (all, unapplied)
+    }
+
+    /// Downloads sets in order, up to ``downloadsAhead`` at a time, and applies each in order as
+    /// soon as it is there, so network latency overlaps with applying.
+    private func apply(_ sets: [RemoteSet], into report: inout SyncReport) async throws {
+        let totalBytes = sets.reduce(0) { $0 + $1.size }
+        var bytesDone: Int64 = 0
+        var heldBack: Set<SyncIdentifier> = []
+        try await withThrowingTaskGroup(of: (Int, Fetched).self) { group in
+            var started = 0
+            var fetched: [Int: Fetched] = [:]
+            func startNext() {
+                guard started < sets.count else { return }
+                let index = started
+                started += 1
+                group.addTask { (index, try await fetch(sets[index])) }
+            }
+            do {
+                for _ in 0..<Self.downloadsAhead {
+                    startNext()
+                }
+                for (index, set) in sets.enumerated() {
+                    progress(
+                        SyncProgress(
+                            phase: .downloading, itemsDone: index, itemsTotal: sets.count, bytesDone: bytesDone, bytesTotal: totalBytes
+                        )
+                    )
+                    while fetched[index] == nil, let (done, result) = try await group.next() {
+                        fetched[done] = result
+                        startNext()
+                    }
+                    switch fetched.removeValue(forKey: index) {
+                    case .ready(let file)? where !heldBack.contains(set.client):
+                        defer { file.remove() }
+                        bytesDone += set.size
+                        progress(
+                            SyncProgress(
+                                phase: .applying, itemsDone: index, itemsTotal: sets.count, bytesDone: bytesDone, bytesTotal: totalBytes
+                            )
+                        )
+                        let applied = try local { try localStore.applyChangeSet(at: file.url, resolver: resolver) }
+                        record(applied, from: set.client, into: &report)
+                    case .ready(let file)?:
+                        file.remove()
+                    case .unreadable(let reason)? where !heldBack.contains(set.client):
+                        report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: reason))
+                        heldBack.insert(set.client)
+                    case .unreadable?, nil:
+                        break
+                    }
+                }
+            } catch {
+                group.cancelAll()
+                for case .ready(let file) in fetched.values {
+                    file.remove()
+                }
+                while !group.isEmpty {
+                    if case .ready(let file)? = try? await group.next()?.1 {
+                        file.remove()
+                    }
+                }
+                throw error
+            }
+        }
+    }
+
+    /// How many change sets are downloaded ahead of the one being applied.
+    static let downloadsAhead = 4
+
+    /// A downloaded set, or why it cannot be used.
+    private enum Fetched: Sendable {
+        case ready(LocalScratchFile)
+        case unreadable(String)
+    }
+
+    /// Downloads and verifies one set into a scratch file; the caller removes the file.
+    private func fetch(_ set: RemoteSet) async throws -> Fetched {
+        let scratch = try LocalScratchFile()
+        do {
+            try await download(set, to: scratch.url)
+            return .ready(scratch)
+        } catch let problem as UnreadableSet {
+            scratch.remove()
+            return .unreadable(problem.reason)
+        } catch {
+            scratch.remove()
+            throw error
+        }
+    }
+
+    private func record(_ applied: ApplyReport, from client: SyncIdentifier, into report: inout SyncReport) {
+        report.applyReports.append(applied)
+        if !applied.wasAlreadyApplied {
+            report.appliedSets += 1
+            report.appliedChanges += applied.insertedRows + applied.updatedRows + applied.deletedRows
+        }
+        report.conflicts += applied.conflicts
+        report.warnings += applied.warnings.map { .apply($0, fromClient: client) }
+    }
+
+    /// Downloads a set through the codec and checks that it is a complete set named as listed.
+    private func download(_ set: RemoteSet, to file: URL) async throws {
+        do {
+            try await remote.download(layout.changeSet(set.name, of: set.client), to: file)
+        } catch let error as SyncError where error.code == .corruptRemoteData {
+            throw UnreadableSet(reason: error.message)
+        } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
+            throw UnreadableSet(reason: "the file disappeared before it could be downloaded")
+        }
+        let summary: ChangeSetSummary
+        do {
+            summary = try ChangeSetReader.verify(fileAt: file)
+        } catch {
+            throw UnreadableSet(reason: "it is not a valid change set: \(error)")
+        }
+        guard summary.header.setID == set.name.id else {
+            throw UnreadableSet(reason: "its content names the set '\(summary.header.setID)', not '\(set.name.id)'")
+        }
+    }
+
+    private struct UnreadableSet: Error {
+        var reason: String
+    }
+
+    private func push(into report: inout SyncReport) async throws {
+        progress(SyncProgress(phase: .pushing))
+        try await settleOutgoingSet()
+        let scratch = try LocalScratchFile()
+        defer { scratch.remove() }
+        let setID = UUID().uuidString
+        guard let pending = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
+            return
+        }
+        let outgoing = OutgoingChangeSet(name: ChangeSetName(clock: pending.summary.maximumClock, id: setID), pending: pending)
+        try local { try state.setOutgoing(outgoing) }
+        progress(SyncProgress(phase: .pushing, itemsTotal: 1, bytesTotal: Int64(pending.summary.byteCount)))
+        try await remote.upload(scratch.url, to: layout.changeSet(outgoing.name, of: clientID))
+        try local {
+            try localStore.markPushed(pending)
+            try state.clearOutgoing()
+        }
+        progress(
+            SyncProgress(
+                phase: .pushing, itemsDone: 1, itemsTotal: 1,
+                bytesDone: Int64(pending.summary.byteCount), bytesTotal: Int64(pending.summary.byteCount)
+            )
+        )
+        report.pushedChanges = pending.summary.changeCount
+        report.pushedSetName = outgoing.name.fileName
+    }
+
+    /// Settles a set whose upload an earlier sync started: uploads are atomic, so if the file is
+    /// there it arrived whole and is marked pushed; if not, it is forgotten and its changes, still
+    /// pending, go out in the next set.
+    private func settleOutgoingSet() async throws {
+        guard let outgoing = try local({ try state.outgoing() }) else { return }
+        let alreadyMarked = try local { try localStore.isApplied(setID: outgoing.pending.summary.header.setID) }
+        if !alreadyMarked, try await remote.exists(layout.changeSet(outgoing.name, of: clientID)) != nil {
+            try local { try localStore.markPushed(outgoing.pending) }
+        }
+        try local { try state.clearOutgoing() }
+    }
+
+    /// For each other client, the newest of its listed sets that is applied here.
+    private func appliedThrough(_ all: [SyncIdentifier: [ChangeSetName]]) throws -> [String: String] {
+        let applied = Set(try local { try localStore.appliedSetIDs() })
+        var result: [String: String] = [:]
+        for (client, names) in all {
+            if let newest = names.last(where: { applied.contains($0.id) }) {
+                result[client.rawValue] = newest.fileName
+            }
+        }
+        return result
+    }
+
+    /// Writes the new last-sync marker, then deletes the previous ones. The new name is recorded
+    /// before the upload and old names are forgotten only once deleted, so a failure anywhere
+    /// leaves no marker behind for good. A failure here does not fail the sync (the data is
+    /// synced); it is reported as a warning.
+    private func recordSync(appliedThrough: [String: String], into report: inout SyncReport) async {
+        progress(SyncProgress(phase: .recording))
+        let name = RecentSyncName(clientID: clientID, date: Date())
+        var markers = recentSyncMarkers.filter { $0 != name.fileName }
+        do {
+            try local { try state.setRecentSyncMarkers(markers + [name.fileName]) }
+            let record = RecentSyncRecord(clientID: clientID, syncedAt: name.date, appliedThrough: appliedThrough)
+            try await remote.writeJSON(record, to: layout.recentSync(name))
+            while let previous = markers.first {
+                if let old = RecentSyncName(fileName: previous) {
+                    try await remote.delete(layout.recentSync(old))
+                }
+                markers.removeFirst()
+                try local { try state.setRecentSyncMarkers(markers + [name.fileName]) }
+            }
+        } catch {
+            report.warnings.append(.lastSyncNotRecorded(reason: "\(error)"))
+        }
+    }
+
+    /// Runs a local database call, wrapping its errors in ``SyncError/Code/local``.
+    private func local<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.local, "the local database failed: \(error)", underlying: error)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import RemoteProtocol
+
+/// Where each file of one application lives in the remote store.
+///
+/// The hierarchy keeps TICoreDataSync's names so its users recognise it (see Docs/RemoteFormat.md):
+/// ```
+/// <appID>/  format.json  ReadMe.txt  ClientDevices/<client>/deviceInfo.json  Encryption/…
+///           Information/DeletedDocuments/<doc>.json  Information/DeletedClients/<client>.json
+///           Documents/<doc>/…   (see DocumentLayout)
+/// ```
+public struct ApplicationLayout: Hashable, Sendable {
+    /// The application's directory, `<appID>`.
+    public let root: RemotePath
+
+    /// The layout of `applicationID`'s data, placed at the store's root.
+    public init(applicationID: SyncIdentifier) {
+        root = applicationID.pathComponent
+    }
+
+    /// `format.json`: the format version, readable without any key.
+    public var formatFile: RemotePath { root / "format.json" }
+    /// `ReadMe.txt`: a note for people who find the folder.
+    public var readMe: RemotePath { root / "ReadMe.txt" }
+    /// `ClientDevices/`: one directory per registered client.
+    public var clientDevices: RemotePath { root / "ClientDevices" }
+    /// `Encryption/`: the wrapped data key and its derivation parameters, when encrypted.
+    public var encryption: RemotePath { root / "Encryption" }
+    /// `Information/DeletedDocuments/`: tombstones of deleted documents.
+    public var deletedDocuments: RemotePath { root / "Information/DeletedDocuments" }
+    /// `Information/DeletedClients/`: tombstones of clients removed from the whole application.
+    public var deletedClients: RemotePath { root / "Information/DeletedClients" }
+    /// `Documents/`: one directory per document.
+    public var documents: RemotePath { root / "Documents" }
+
+    /// The directories created at first registration.
+    public var skeleton: [RemotePath] {
+        [clientDevices, encryption, deletedDocuments, deletedClients, documents]
+    }
+
+    /// `ClientDevices/<client>/`.
+    public func clientDirectory(_ client: SyncIdentifier) -> RemotePath {
+        clientDevices.appending(client.pathComponent)
+    }
+
+    /// `ClientDevices/<client>/deviceInfo.json`.
+    public func deviceInfo(_ client: SyncIdentifier) -> RemotePath {
+        clientDirectory(client) / "deviceInfo.json"
+    }
+
+    /// `Information/DeletedDocuments/<doc>.json`.
+    public func deletedDocumentTombstone(_ document: SyncIdentifier) -> RemotePath {
+        deletedDocuments / "\(document.rawValue).json"
+    }
+
+    /// `Information/DeletedClients/<client>.json`.
+    public func deletedClientTombstone(_ client: SyncIdentifier) -> RemotePath {
+        deletedClients / "\(client.rawValue).json"
+    }
+
+    /// The layout of one document.
+    public func document(_ document: SyncIdentifier) -> DocumentLayout {
+        DocumentLayout(root: documents.appending(document.pathComponent))
+    }
+}

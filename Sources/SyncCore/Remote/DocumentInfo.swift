@@ -1,0 +1,32 @@
+import Foundation
+
+/// The content of `Documents/<doc>/documentInfo.json`: what a document is and who created it.
+///
+/// A copy is left in `Information/DeletedDocuments/<doc>.json` when a document is deleted.
+public struct DocumentInfo: Codable, Sendable, Equatable {
+    /// The document's identifier.
+    public var documentID: SyncIdentifier
+    /// A description for people, such as "Household budget".
+    public var description: String
+    /// Free-form information the application attaches.
+    public var userInfo: [String: String]
+    /// The client that created the document's remote data.
+    public var createdBy: SyncIdentifier
+    /// When it was created.
+    public var createdAt: Date
+
+    /// Describes a document.
+    public init(
+        documentID: SyncIdentifier,
+        description: String,
+        userInfo: [String: String] = [:],
+        createdBy: SyncIdentifier,
+        createdAt: Date
+    ) {
+        self.documentID = documentID
+        self.description = description
+        self.userInfo = userInfo
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+    }
+}

@@ -1,0 +1,44 @@
+import RemoteProtocol
+
+/// Chooses the codec every file of an application passes through: the seam encryption plugs into.
+///
+/// ``ApplicationSyncManager`` asks its provider once per registration: when it creates the
+/// application's remote data, ``codecForNewApplication(layout:store:)`` decides whether the data
+/// is encrypted (and may write what it needs under ``ApplicationLayout/encryption``, such as a
+/// wrapped key); when the data exists, ``codec(forExisting:layout:store:)`` opens it (for example
+/// after checking a password) or throws a ``SyncError`` that says why it cannot.
+public protocol RemoteCodecProvider: Sendable {
+    /// The codec for remote data this client is creating, and whether that codec encrypts (which
+    /// is recorded in `format.json`).
+    func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
+        -> (codec: any RemoteFileCodec, encrypted: Bool)
+
+    /// The codec for existing remote data described by `format`.
+    func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
+        -> any RemoteFileCodec
+}
+
+/// The provider of unencrypted applications: files are stored as they are, and encrypted remote
+/// data is refused with ``SyncError/Code/unsupportedFormat``.
+public struct PlaintextCodecProvider: RemoteCodecProvider {
+    /// Creates the provider.
+    public init() {}
+
+    public func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
+        -> (codec: any RemoteFileCodec, encrypted: Bool)
+    {
+        (PlaintextCodec(), false)
+    }
+
+    public func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
+        -> any RemoteFileCodec
+    {
+        guard !format.encrypted else {
+            throw SyncError(
+                .unsupportedFormat,
+                "the remote data at \(layout.root) is encrypted; register with a codec provider that can decrypt it"
+            )
+        }
+        return PlaintextCodec()
+    }
+}
