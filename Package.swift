@@ -55,7 +55,11 @@ let package = Package(
 
         // MARK: The local side and the synchronisation operations
 
-        .target(name: "SyncCore", dependencies: [grdb, crypto, cryptoExtras], swiftSettings: sharedSwiftSettings),
+        .target(
+            name: "SyncCore",
+            dependencies: ["RemoteProtocol", grdb, crypto, cryptoExtras],
+            swiftSettings: sharedSwiftSettings
+        ),
 
         // MARK: Benchmarks (executables that print ratios; run with Scripts/benchmark.sh NAME)
 
