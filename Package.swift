@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "FileRemote", targets: ["FileRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
+        .library(name: "WebDAVRemote", targets: ["WebDAVRemote"]),
     ],
     targets: [
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
@@ -30,6 +31,12 @@ let package = Package(
         .target(name: "FileRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(
+            name: "WebDAVRemote",
+            dependencies: ["CCurl", "RemoteProtocol", "RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(

@@ -1,0 +1,107 @@
+import Foundation
+import RemoteProtocol
+
+extension WebDAVRemoteStore {
+    /// A fresh URL for a temporary file in `directory` (its name starts with
+    /// ``RemotePath/reservedTemporaryPrefix``, so listings hide it).
+    func temporaryURL(in directory: RemotePath) -> String {
+        client.endpoint.url(
+            components: directory.components + [RemotePath.reservedTemporaryPrefix + UUID().uuidString],
+            collection: false
+        )
+    }
+
+    /// Runs `body`, which creates the temporary resource at `url`; if it fails or is cancelled the
+    /// resource is deleted (by a request that the cancellation does not stop) before the error is
+    /// rethrown.
+    func withTemporaryResource(_ url: String, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            let client = client
+            await Task {
+                _ = try? await client.send(
+                    HTTPRequest(method: "DELETE", url: url),
+                    for: nil,
+                    accepting: [200, 202, 204, 404],
+                    idempotent: true
+                )
+            }.value
+            throw error
+        }
+    }
+
+    /// MOVEs the temporary file at `temporary` onto `path`, replacing what is there.
+    func moveIntoPlace(_ temporary: String, to path: RemotePath) async throws {
+        _ = try await client.send(
+            HTTPRequest(
+                method: "MOVE",
+                url: temporary,
+                headers: ["Destination: \(client.endpoint.url(for: path, collection: false))", "Overwrite: T"]
+            ),
+            for: path,
+            accepting: [201, 204],
+            idempotent: false
+        )
+    }
+
+    /// Checks that a GET delivered the whole body: as many bytes as its Content-Length, and as
+    /// many as the PROPFIND listed when both describe the same version (equal ETags).
+    /// - Throws: `invalidResponse` on any mismatch.
+    static func checkLength(of response: HTTPResponse, against entry: MultistatusEntry, at path: RemotePath) throws {
+        if let announced = response.contentLength, announced != response.receivedByteCount {
+            throw RemoteStoreError(
+                .invalidResponse,
+                path: path,
+                message: "received \(response.receivedByteCount) bytes but Content-Length announced \(announced)"
+            )
+        }
+        if let listed = entry.contentLength, let listedTag = normalized(etag: entry.etag),
+            listedTag == normalized(etag: response.headers["etag"]), listed != response.receivedByteCount
+        {
+            throw RemoteStoreError(
+                .invalidResponse,
+                path: path,
+                message: "received \(response.receivedByteCount) bytes of a file listed with \(listed)"
+            )
+        }
+    }
+
+    /// An ETag without the weak marker and quotes (servers differ: `W/"…"`, `"…"`, bare).
+    private static func normalized(etag: String?) -> String? {
+        guard var tag = etag?.trimmingCharacters(in: .whitespaces), !tag.isEmpty else { return nil }
+        if tag.hasPrefix("W/") { tag.removeFirst(2) }
+        return tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
+
+    /// The size of the local regular file to upload.
+    /// - Throws: `localFile` if it is missing, unreadable or not a regular file.
+    static func sizeOfLocalFile(_ url: URL, for path: RemotePath) throws -> Int64 {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            throw RemoteStoreError(
+                .localFile,
+                path: path,
+                message: "cannot read the local file \(url.path): \(String(cString: strerror(errno)))"
+            )
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RemoteStoreError(.localFile, path: path, message: "the local path \(url.path) is not a regular file")
+        }
+        guard access(url.path, R_OK) == 0 else {
+            throw RemoteStoreError(.localFile, path: path, message: "the local file \(url.path) is not readable")
+        }
+        return Int64(info.st_size)
+    }
+
+    /// Renames the finished download `partial` to `localFile`, replacing it.
+    static func replace(_ localFile: URL, with partial: URL, for path: RemotePath) throws {
+        guard rename(partial.path, localFile.path) == 0 else {
+            throw RemoteStoreError(
+                .localFile,
+                path: path,
+                message: "cannot move the download into place at \(localFile.path): \(String(cString: strerror(errno)))"
+            )
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import RemoteProtocol
+
+/// A ``RemoteStore`` on a WebDAV server (RFC 4918), spoken through libcurl.
+///
+/// Open it from a URL such as `webdavs://dav.example.com/sync/app` (HTTPS) or
+/// `webdav://127.0.0.1:8080/dav` (plain HTTP); `https://` and `http://` are accepted as well when
+/// the store is created directly. The URL's path is the store's root collection, which must exist.
+/// Settings and secrets are described in the backend's documentation (`Docs/Backends/WebDAV.md`):
+/// `user`, `auth` (basic/digest/any), `password-env`, `netrc`, `netrc-file`, `ca-file`, timeouts,
+/// `retries`, `connections`; the password is the secret `password`.
+///
+/// How the contract maps onto WebDAV:
+/// - ``exists(_:)`` is a `PROPFIND` with `Depth: 0`, ``list(_:)`` one with `Depth: 1`, both with an
+///   explicit property list (resourcetype, getcontentlength, getlastmodified, getetag).
+/// - ``upload(contentsOf:to:)`` streams the file with `PUT` (with Content-Length) to a temporary
+///   name in the target's collection, then `MOVE`s it into place with `Overwrite: T`. Readers never
+///   see a partial file. The replacement is **not atomic** on Apache mod_dav_fs or wsgidav: both
+///   unlink the old file before renaming the new one (measured with strace), so
+///   ``RemoteCapabilities/atomicReplace`` is false.
+/// - ``download(_:to:)`` checks the resource with `PROPFIND`, streams `GET` to a temporary local
+///   file, checks the byte count against Content-Length (and the listed size when the ETag
+///   matches), then renames it into place.
+/// - ``copy(_:to:)`` is a server-side `COPY` to a temporary name, then `MOVE` into place.
+/// - ``delete(_:)`` is `DELETE` (a 404 means already gone).
+///
+/// Every request runs on a pooled libcurl handle owned by an actor on its own thread, never on
+/// Swift's cooperative pool. Idempotent requests are retried after dropped connections, timeouts,
+/// 423, 429 and 5xx; unexpected or malformed answers throw `invalidResponse`.
+public final class WebDAVRemoteStore: RemoteStore {
+    /// Server-side copy, no atomic replacement, one-second modification times (set by the server).
+    public let capabilities = RemoteCapabilities(
+        serverSideCopy: true,
+        atomicReplace: false,
+        modificationTimePrecision: .seconds(1)
+    )
+
+    let client: WebDAVClient
+
+    /// The property list every PROPFIND asks for.
+    static let propfindBody = Data(
+        """
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>
+        """.utf8
+    )
+
+    /// Opens a store for `configuration.url` (`webdav`, `webdavs`, `http` or `https`). No request
+    /// is sent until the first call.
+    ///
+    /// - Parameter environment: where the variable named by the `password-env` setting is read.
+    /// - Throws: ``RemoteStoreError`` with code `unsupported` for an unusable URL, an unknown
+    ///   setting or an invalid value.
+    public init(
+        configuration: RemoteStoreConfiguration,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
+        client = WebDAVClient(settings: try WebDAVSettings(configuration, environment: environment))
+    }
+
+    public func exists(_ path: RemotePath) async throws -> RemoteItem? {
+        try await properties(of: path).map { item(for: $0, at: path) }
+    }
+
+    public func createDirectory(at path: RemotePath) async throws {
+        guard !path.isRoot else { return }
+        switch try await makeCollection(path) {
+        case .created:
+            return
+        case .exists:
+            try await confirmDirectory(path)
+        case .parentMissing:
+            if let parent = path.parent, !parent.isRoot {
+                do {
+                    try await createDirectory(at: parent)
+                } catch RemoteStoreError.Code.alreadyExists {
+                    throw RemoteStoreError(.notADirectory, path: path, message: "a file stands at \(parent)")
+                }
+            }
+            if try await makeCollection(path) != .created {
+                try await confirmDirectory(path)
+            }
+        }
+    }
+
+    public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+        let size = try Self.sizeOfLocalFile(localFile, for: path)
+        guard let parent = path.parent else {
+            throw RemoteStoreError(.isADirectory, path: path, message: "the root is a directory")
+        }
+        if try await properties(of: path)?.isCollection == true {
+            throw RemoteStoreError(.isADirectory, path: path, message: "a directory stands where the file is to be uploaded")
+        }
+        let temporary = temporaryURL(in: parent)
+        try await withTemporaryResource(temporary) {
+            let put = try await client.send(
+                HTTPRequest(method: "PUT", url: temporary, body: .file(localFile, size: size)),
+                for: path,
+                accepting: [200, 201, 204, 400, 404, 409],
+                idempotent: true
+            )
+            if !put.isSuccess {
+                throw try await parentFailure(of: path, status: put.status, method: "PUT")
+            }
+            try await moveIntoPlace(temporary, to: path)
+        }
+    }
+
+    public func download(_ path: RemotePath, to localFile: URL) async throws {
+        guard let entry = try await properties(of: path) else {
+            throw RemoteStoreError(.notFound, path: path, message: "no file to download")
+        }
+        if entry.isCollection {
+            throw RemoteStoreError(.isADirectory, path: path, message: "a directory cannot be downloaded")
+        }
+        let partial = localFile.deletingLastPathComponent()
+            .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
+        do {
+            let response = try await client.send(
+                HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
+                for: path,
+                accepting: [200],
+                idempotent: true
+            )
+            try Self.checkLength(of: response, against: entry, at: path)
+            try Self.replace(localFile, with: partial, for: path)
+        } catch {
+            unlink(partial.path)
+            throw error
+        }
+    }
+
+    public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+        guard let sourceEntry = try await properties(of: source) else {
+            throw RemoteStoreError(.notFound, path: source, message: "the file to copy does not exist")
+        }
+        guard !sourceEntry.isCollection else {
+            throw RemoteStoreError(.isADirectory, path: source, message: "copying directories is not supported")
+        }
+        guard source != destination else { return }
+        guard let parent = destination.parent, try await properties(of: destination)?.isCollection != true else {
+            throw RemoteStoreError(.isADirectory, path: destination, message: "a directory stands at the copy's destination")
+        }
+        let temporary = temporaryURL(in: parent)
+        try await withTemporaryResource(temporary) {
+            let copy = try await client.send(
+                HTTPRequest(
+                    method: "COPY",
+                    url: client.endpoint.url(for: source, collection: false),
+                    headers: ["Destination: \(temporary)", "Overwrite: T", "Depth: 0"]
+                ),
+                for: destination,
+                accepting: [201, 204, 400, 404, 409],
+                idempotent: true
+            )
+            if !copy.isSuccess {
+                throw try await parentFailure(of: destination, status: copy.status, method: "COPY")
+            }
+            try await moveIntoPlace(temporary, to: destination)
+        }
+    }
+
+    public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+        let response = try await propfind(directory, collection: true, depth: 1)
+        guard response.status == 207 else {
+            switch try await properties(of: directory)?.isCollection {
+            case nil: throw RemoteStoreError(.notFound, path: directory, message: "no directory to list")
+            case false: throw RemoteStoreError(.notADirectory, path: directory, message: "a file cannot be listed")
+            case true: throw RemoteStoreError.httpStatus(response.status, method: "PROPFIND", path: directory)
+            }
+        }
+        let entries = try MultistatusParser.parse(response.body, path: directory)
+        return try Self.children(in: entries, of: directory, endpoint: client.endpoint).map { item(for: $0.entry, at: $0.path) }
+    }
+
+    public func delete(_ path: RemotePath) async throws {
+        guard !path.isRoot else {
+            throw RemoteStoreError(.invalidPath, path: path, message: "the store's root cannot be deleted")
+        }
+        guard let entry = try await properties(of: path) else { return }
+        let response = try await client.send(
+            HTTPRequest(method: "DELETE", url: client.endpoint.url(for: path, collection: entry.isCollection)),
+            for: path,
+            accepting: [200, 202, 204, 207, 404],
+            idempotent: true
+        )
+        if response.status == 207 {
+            throw RemoteStoreError(.io, path: path, message: "the server could not delete everything inside the directory")
+        }
+    }
+
+    public func close() async {
+        await client.close()
+    }
+}
