@@ -55,6 +55,11 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
+            name: "WebDAVRemoteTests",
+            dependencies: ["WebDAVRemote", "RemoteProtocol"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
             name: "RemoteStoreConformanceTests",
             dependencies: ["RemoteStoreConformance", "InMemoryRemote"],
             swiftSettings: sharedSwiftSettings

@@ -77,7 +77,7 @@ actor CurlConnection {
 
     /// Sets every option of `request` except its headers on the freshly reset handle.
     private func configure(_ request: HTTPRequest, transfer: CurlTransfer) throws {
-        _ = ccurl_setopt_string(handle, CURLOPT_URL, request.url)
+        _ = ccurl_setopt_string(handle, CURLOPT_URL, urlForNetrcLookup(request.url) ?? request.url)
         _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
@@ -131,15 +131,27 @@ actor CurlConnection {
         case .any: authentication = ccurl_auth_any()
         }
         _ = ccurl_setopt_long(handle, CURLOPT_HTTPAUTH, authentication)
-        if let user = options.user { _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, user) }
-        if let password = options.password { _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, password) }
-        if options.password == nil && options.useNetrc {
+        if let password = options.password {
+            if let user = options.user { _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, user) }
+            _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, password)
+        } else if options.useNetrc {
             _ = ccurl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
             if let netrcFile = options.netrcFile { _ = ccurl_setopt_string(handle, CURLOPT_NETRC_FILE, netrcFile) }
         }
         _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         if let caFile = options.caFile { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
+    }
+
+    /// With netrc lookup and a known user, the URL with that user in it: libcurl 7.88 skips the
+    /// netrc file when CURLOPT_USERNAME is set, but looks up the password of a user named in the
+    /// URL. `nil` when the URL is used as it is.
+    private func urlForNetrcLookup(_ url: String) -> String? {
+        guard options.password == nil, options.useNetrc, let user = options.user,
+            let encodedUser = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed),
+            let schemeEnd = url.range(of: "://")
+        else { return nil }
+        return url.replacingCharacters(in: schemeEnd, with: "://\(encodedUser)@")
     }
 
     /// The request's own headers, its Content-Type, and an empty `Expect:` so libcurl does not

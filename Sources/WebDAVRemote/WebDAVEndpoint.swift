@@ -96,6 +96,15 @@ struct WebDAVEndpoint: Sendable, Equatable {
         return target.absoluteString
     }
 
+    /// Whether `path` can be named in a `Destination` header (COPY, MOVE) on every server.
+    ///
+    /// wsgidav 4.4 percent-decodes the Destination header *before* parsing it as a URL, so a `?`
+    /// anywhere starts a query and a `;` starts parameters: MOVE to `a?b` silently moves to `a`,
+    /// replacing another file. Such names are therefore never used as destinations.
+    static func destinationHeaderCanCarry(_ path: RemotePath) -> Bool {
+        !path.components.contains { $0.contains("?") || $0.contains(";") }
+    }
+
     private static func encode(_ component: String) -> String {
         component.addingPercentEncoding(withAllowedCharacters: unreserved) ?? component
     }

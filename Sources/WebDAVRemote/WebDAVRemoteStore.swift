@@ -17,7 +17,8 @@ import RemoteProtocol
 ///   name in the target's collection, then `MOVE`s it into place with `Overwrite: T`. Readers never
 ///   see a partial file. The replacement is **not atomic** on Apache mod_dav_fs or wsgidav: both
 ///   unlink the old file before renaming the new one (measured with strace), so
-///   ``RemoteCapabilities/atomicReplace`` is false.
+///   ``RemoteCapabilities/atomicReplace`` is false. A target whose name holds `?` or `;` is
+///   written by a direct `PUT` instead (see `WebDAVEndpoint.destinationHeaderCanCarry(_:)`).
 /// - ``download(_:to:)`` checks the resource with `PROPFIND`, streams `GET` to a temporary local
 ///   file, checks the byte count against Content-Length (and the listed size when the ETag
 ///   matches), then renames it into place.
@@ -91,17 +92,13 @@ public final class WebDAVRemoteStore: RemoteStore {
         if try await properties(of: path)?.isCollection == true {
             throw RemoteStoreError(.isADirectory, path: path, message: "a directory stands where the file is to be uploaded")
         }
+        guard WebDAVEndpoint.destinationHeaderCanCarry(path) else {
+            try await put(localFile, size: size, at: client.endpoint.url(for: path, collection: false), for: path)
+            return
+        }
         let temporary = temporaryURL(in: parent)
         try await withTemporaryResource(temporary) {
-            let put = try await client.send(
-                HTTPRequest(method: "PUT", url: temporary, body: .file(localFile, size: size)),
-                for: path,
-                accepting: [200, 201, 204, 400, 404, 409],
-                idempotent: true
-            )
-            if !put.isSuccess {
-                throw try await parentFailure(of: path, status: put.status, method: "PUT")
-            }
+            try await put(localFile, size: size, at: temporary, for: path)
             try await moveIntoPlace(temporary, to: path)
         }
     }
@@ -140,6 +137,10 @@ public final class WebDAVRemoteStore: RemoteStore {
         guard source != destination else { return }
         guard let parent = destination.parent, try await properties(of: destination)?.isCollection != true else {
             throw RemoteStoreError(.isADirectory, path: destination, message: "a directory stands at the copy's destination")
+        }
+        guard WebDAVEndpoint.destinationHeaderCanCarry(destination) else {
+            try await copyThroughClient(source, to: destination)
+            return
         }
         let temporary = temporaryURL(in: parent)
         try await withTemporaryResource(temporary) {
