@@ -5,26 +5,34 @@ import Foundation
 ///
 /// Every synchronisation operation of RollingSync is written once against these seven primitives.
 /// A backend implements only this protocol, then proves itself with the `RemoteStoreConformance`
-/// suite, which has one check for every rule written below (the check names are given in
-/// brackets).
+/// suite, which has one check for every rule written below, named in parentheses after the rule
+/// (`RemoteStoreConformance.Check` has a case of that name).
 ///
 /// # Implementation requirements
 ///
 /// - The store is `Sendable` and may be called from many tasks at once; calls on distinct paths
-///   must not interfere (`concurrentUploadsOfDistinctFiles`, `concurrentListsWhileUploading`).
+///   must not interfere (`concurrentUploadsOfDistinctFiles`, `concurrentListsWhileUploading`),
+///   and concurrent deletes of the same path all succeed (`concurrentDeletesOfSamePathSucceed`).
 /// - Paths are relative to the store's root (fixed at construction, for example the folder of a
 ///   `file://` URL). A store never reads or writes outside its root, and follows no symbolic link
 ///   that leads out of it.
-/// - The only errors that escape are ``RemoteStoreError`` and `CancellationError`.
+/// - The only errors that escape are ``RemoteStoreError`` and `CancellationError`
+///   (`onlyRemoteStoreErrorsEscape`).
 /// - **Cancellation**: when the calling task is cancelled, a long transfer stops soon and throws
-///   `CancellationError`. A cancelled upload leaves the previous content of the target (or its
-///   absence) untouched and no temporary file visible to ``list(_:)``; a cancelled download leaves
-///   no file at the local destination.
+///   `CancellationError` (a call that completes despite the cancellation is correct too). A
+///   cancelled upload leaves the previous content of the target (or its absence) untouched and no
+///   temporary file visible to ``list(_:)`` (`cancelledUploadLeavesPreviousContent`); a cancelled
+///   download leaves no file at the local destination (`cancelledDownloadLeavesNoLocalFile`).
 /// - **Partial failure**: an operation that fails part-way may leave work done (some children of a
 ///   deleted tree gone, intermediate directories created), but never a partial *file* at a target
 ///   path, and repeating the same call completes it.
 /// - Temporary files use names starting with ``RemotePath/reservedTemporaryPrefix``, which
 ///   ``RemotePath`` refuses for ordinary paths and ``list(_:)`` never returns.
+/// - **Names**: every name ``RemotePath`` accepts works as a file and as a directory name, through
+///   every primitive: spaces, `? # % & + ' "`, leading dots, any Unicode
+///   (`hostileNamesRoundTrip`, `hostileDirectoryNamesRoundTrip`), and names of 200 characters
+///   (`longNamesRoundTrip`). Names are NFC: a name typed in NFD reaches the same file, and
+///   ``list(_:)`` returns it in NFC (`unicodeNormalizationFormsNameTheSameFile`).
 /// - Nothing secret (passwords, keys) appears in errors or logs.
 ///
 /// Requirements have no default arguments; the short forms (``write(_:to:)``, ``read(_:)``) live
@@ -51,7 +59,7 @@ public protocol RemoteStore: Sendable {
     /// - Intermediate directories are created (`createDirectoryCreatesIntermediates`).
     /// - An existing directory is success; nothing inside it changes
     ///   (`createDirectoryOnExistingDirectorySucceeds`).
-    /// - Creating the root succeeds and does nothing.
+    /// - Creating the root succeeds and does nothing (`createDirectoryOfRootSucceeds`).
     /// - Throws ``RemoteStoreError/Code/alreadyExists`` if a file stands at `path`
     ///   (`createDirectoryOverFileThrowsAlreadyExists`), and
     ///   ``RemoteStoreError/Code/notADirectory`` if a file stands at one of its ancestors
@@ -63,9 +71,9 @@ public protocol RemoteStore: Sendable {
     /// Stores the content of the local file `localFile` at `path`, replacing any existing file.
     ///
     /// ## Behavior
-    /// - The bytes arrive exactly (`uploadAndDownloadRoundTripEmptyFile`, `…SmallFile`,
-    ///   `…MultiMegabyteFile`), and an existing file is replaced whole, shorter or longer
-    ///   (`uploadOverwritesExistingFile`).
+    /// - The bytes arrive exactly (`uploadAndDownloadRoundTripEmptyFile`,
+    ///   `uploadAndDownloadRoundTripSmallFile`, `uploadAndDownloadRoundTripMultiMegabyteFile`), and
+    ///   an existing file is replaced whole, shorter or longer (`uploadOverwritesExistingFile`).
     /// - **A reader never sees a partial file**: until the upload completes, readers see the old
     ///   content or (for a new file) no file (`uploadIsNeverVisiblePartially`). Backends write to a
     ///   temporary name in the same directory and rename it into place. Where the transport cannot
@@ -73,24 +81,29 @@ public protocol RemoteStore: Sendable {
     ///   see no file during a replacement, never a partial one.
     /// - The parent directory must exist: no directories are created
     ///   (`uploadIntoMissingDirectoryThrowsNotFound`). A file as parent throws
-    ///   ``RemoteStoreError/Code/notADirectory``, and a directory at `path` throws
+    ///   ``RemoteStoreError/Code/notADirectory`` (`uploadBelowFileThrowsNotADirectory`), and a
+    ///   directory at `path` throws
     ///   ``RemoteStoreError/Code/isADirectory`` (`uploadOverDirectoryThrowsIsADirectory`).
     /// - A missing or unreadable local file throws ``RemoteStoreError/Code/localFile`` and changes
     ///   nothing remotely (`uploadOfMissingLocalFileThrowsLocalFile`).
-    /// - Cancelled or failed uploads leave the previous state and no visible temporary file.
+    /// - Cancelled or failed uploads leave the previous state and no visible temporary file
+    ///   (`cancelledUploadLeavesPreviousContent`).
     func upload(contentsOf localFile: URL, to path: RemotePath) async throws
 
     /// Writes the content of the file at `path` to the local file `localFile`, streaming it to
     /// disk (never holding a whole large file in memory).
     ///
     /// ## Behavior
-    /// - An existing local file is replaced; its parent directory must exist.
+    /// - An existing local file is replaced (`downloadReplacesExistingLocalFile`); its parent
+    ///   directory must exist.
     /// - Throws ``RemoteStoreError/Code/notFound`` for a missing path
     ///   (`downloadOfMissingFileThrowsNotFound`) and ``RemoteStoreError/Code/isADirectory`` for a
     ///   directory (`downloadOfDirectoryThrowsIsADirectory`).
-    /// - Local write failures throw ``RemoteStoreError/Code/localFile``.
+    /// - Local write failures throw ``RemoteStoreError/Code/localFile``, for example a missing
+    ///   local directory (`downloadToMissingLocalDirectoryThrowsLocalFile`).
     /// - On any failure or cancellation no file is left at `localFile`, and an existing one is
-    ///   left unchanged or removed, never half-written.
+    ///   left unchanged or removed, never half-written (`failedDownloadLeavesNoPartialLocalFile`,
+    ///   `cancelledDownloadLeavesNoLocalFile`).
     func download(_ path: RemotePath, to localFile: URL) async throws
 
     /// Copies the file at `source` to `destination`, replacing any file there.
@@ -99,13 +112,15 @@ public protocol RemoteStore: Sendable {
     /// - The copy is independent: replacing or deleting either afterwards leaves the other as it
     ///   was (`copyIsIndependentOfSource`); the source is unchanged (`copyRoundTrip`).
     /// - An existing destination file is replaced (`copyOverwritesDestination`), with the same
-    ///   visibility guarantee as ``upload(contentsOf:to:)``.
+    ///   visibility guarantee as ``upload(contentsOf:to:)``: readers see the old content, the
+    ///   complete new content, or (without ``RemoteCapabilities/atomicReplace``, or for a new file)
+    ///   no file (`copyIsNeverVisiblePartially`).
     /// - Throws ``RemoteStoreError/Code/notFound`` if `source` is missing
     ///   (`copyOfMissingSourceThrowsNotFound`) or the destination's parent is missing
     ///   (`copyIntoMissingDirectoryThrowsNotFound`), and ``RemoteStoreError/Code/isADirectory``
     ///   if `source` or `destination` is a directory (`copyOfDirectoryThrowsIsADirectory`);
     ///   copying directories is not part of the contract.
-    /// - Copying a file onto itself leaves it unchanged.
+    /// - Copying a file onto itself succeeds and leaves it unchanged (`copyOntoItselfLeavesFileUnchanged`).
     /// - Server-side where the transport has it (``RemoteCapabilities/serverSideCopy``); otherwise
     ///   the bytes travel through the client.
     func copy(_ source: RemotePath, to destination: RemotePath) async throws
@@ -113,10 +128,15 @@ public protocol RemoteStore: Sendable {
     /// Lists the direct children of the directory at `directory`.
     ///
     /// ## Behavior
-    /// - Every file and directory directly inside is returned once, with its kind and, for files,
-    ///   its size (`listReturnsFilesAndDirectoriesWithKinds`); nothing below them
-    ///   (`listIsNotRecursive`). The order is unspecified.
-    /// - `.`, `..` and temporary files (``RemotePath/reservedTemporaryPrefix``) are never returned.
+    /// - Every file and directory directly inside is returned once, with its full path from the
+    ///   root, its kind and, for files, its size (`listReturnsFilesAndDirectoriesWithKinds`);
+    ///   nothing below them (`listIsNotRecursive`). The order is unspecified.
+    /// - `.`, `..` and temporary files (``RemotePath/reservedTemporaryPrefix``) are never returned,
+    ///   also while uploads into the directory are in flight, and listing never fails because of
+    ///   them (`listNeverReturnsDotEntriesOrTemporaryFiles`).
+    /// - When ``RemoteCapabilities/modificationTimePrecision`` is not `nil`, every file returned
+    ///   here and by ``exists(_:)`` has a ``RemoteItem/modificationDate``
+    ///   (`modificationDatesAreReportedWhenDeclared`).
     /// - An empty directory returns an empty array (`listOfEmptyDirectoryIsEmpty`).
     /// - Throws ``RemoteStoreError/Code/notFound`` for a missing directory, so callers can tell an
     ///   uninitialised store from an empty one (`listOfMissingDirectoryThrowsNotFound`), and
@@ -126,8 +146,8 @@ public protocol RemoteStore: Sendable {
     /// Deletes the file or directory at `path`; a directory is deleted with everything inside it.
     ///
     /// ## Behavior
-    /// - A missing path is success, so retries and concurrent cleanups are safe
-    ///   (`deleteOfMissingPathSucceeds`).
+    /// - A missing path is success, so retries and concurrent cleanups are safe; that includes a
+    ///   path whose parent is missing or is a file (`deleteOfMissingPathSucceeds`).
     /// - Files (`deleteRemovesFile`) and whole trees (`deleteRemovesDirectoryTree`) go; the parent
     ///   and siblings stay (`deleteLeavesSiblings`).
     /// - Deleting the root throws ``RemoteStoreError/Code/invalidPath``

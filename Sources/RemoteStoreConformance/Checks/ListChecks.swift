@@ -1,0 +1,90 @@
+import Foundation
+import RemoteProtocol
+
+extension ConformanceContext {
+    func listReturnsFilesAndDirectoriesWithKinds() async throws {
+        try await write(Data(), to: path("empty"))
+        try await write(Self.randomData(10), to: path("ten"))
+        try await write(Self.randomData(1000), to: path("thousand"))
+        try await createDirectory(path("folder"))
+        try await createDirectory(path("full folder"))
+        try await write(Self.randomData(5), to: path("full folder/inside"))
+        try await expectListing(directory, [
+            "empty": (.file, 0), "ten": (.file, 10), "thousand": (.file, 1000),
+            "folder": (.directory, nil), "full folder": (.directory, nil),
+        ])
+    }
+
+    func listIsNotRecursive() async throws {
+        try await createDirectory(path("sub/deeper/deepest"))
+        try await write(Self.randomData(3), to: path("sub/deeper/file"))
+        try await write(Self.randomData(4), to: path("sub/file"))
+        try await write(Self.randomData(5), to: path("file"))
+        try await expectListing(directory, ["sub": (.directory, nil), "file": (.file, 5)])
+        try await expectListing(path("sub"), ["deeper": (.directory, nil), "file": (.file, 4)])
+    }
+
+    /// Lists a directory before, during and after a large upload into it.
+    func listNeverReturnsDotEntriesOrTemporaryFiles() async throws {
+        try await expectListing(directory, [:])
+        try await write(Self.randomData(7), to: path("small"))
+        try await createDirectory(path("folder"))
+        let large = Self.randomData(options.largeFileSize)
+        let known: [String: Int?] = ["small": 7, "folder": nil, "large.bin": large.count]
+        let observer: @Sendable () async throws -> Void = {
+            let items = try await perform("list during an upload into the directory", directory) { try await store.list(directory) }
+            for item in items {
+                guard item.path.parent == directory, let size = known[item.name],
+                    item.kind == (size == nil ? .directory : .file),
+                    item.kind == .directory || item.size == nil || item.size == size.map(Int64.init)
+                else {
+                    throw failure(
+                        directory, expected: "only the directory's complete children (\(known.keys.sorted()))",
+                        actual: "list returned \(Self.describe(item))"
+                    )
+                }
+            }
+        }
+        try await whileWriting(observers: [observer, observer]) { [store, directory] in
+            try await store.write(large, to: directory / "large.bin")
+        }
+        try await expectListing(directory, ["small": (.file, 7), "folder": (.directory, nil), "large.bin": (.file, large.count)])
+        try await expectListing(path("folder"), [:])
+    }
+
+    func listOfEmptyDirectoryIsEmpty() async throws {
+        try await expectListing(directory, [:])
+        try await createDirectory(path("empty"))
+        try await expectListing(path("empty"), [:])
+    }
+
+    func listOfMissingDirectoryThrowsNotFound() async throws {
+        for missing in [path("missing"), path("missing/deeper")] {
+            try await expectError(.notFound, "list of a missing directory", missing) {
+                _ = try await store.list(missing)
+            }
+        }
+    }
+
+    func listOfFileThrowsNotADirectory() async throws {
+        let file = path("file")
+        try await write(Self.randomData(10), to: file)
+        try await expectError(.notADirectory, "list of a file", file) {
+            _ = try await store.list(file)
+        }
+    }
+
+    func modificationDatesAreReportedWhenDeclared() async throws {
+        guard let precision = store.capabilities.modificationTimePrecision else { return }
+        let file = path("file")
+        try await write(Self.randomData(10), to: file)
+        let fromExists = try await exists(file)
+        let fromList = try await list(directory).first { $0.path == file }
+        for (operation, item) in [("exists", fromExists), ("list", fromList)] where item?.modificationDate == nil {
+            throw failure(
+                file, expected: "\(operation) reports a modification date (the store declares a precision of \(precision))",
+                actual: Self.describe(item) + " without a date"
+            )
+        }
+    }
+}

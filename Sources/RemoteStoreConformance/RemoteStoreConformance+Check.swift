@@ -1,0 +1,153 @@
+extension RemoteStoreConformance {
+    /// One rule of the `RemoteStore` contract. Each name is the one written in brackets in the
+    /// documentation of `RemoteStore`, where the rule itself is stated.
+    ///
+    /// Paths below are relative to the run's working directory.
+    public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
+        // MARK: exists
+
+        /// `exists` of a missing path returns `nil` and does not throw.
+        case existsOfMissingPathReturnsNil
+        /// `exists` of a path below a file (`file/child`) returns `nil`.
+        case existsBelowAFileReturnsNil
+        /// `exists` of a file reports kind `.file`, its path and its exact size.
+        case existsReportsFileKindAndSize
+        /// `exists` of a directory reports kind `.directory` and its path.
+        case existsReportsDirectoryKind
+        /// `exists` of the root reports a directory.
+        case rootExists
+
+        // MARK: createDirectory
+
+        /// `createDirectory` of `a/b/c` creates `a` and `a/b` too.
+        case createDirectoryCreatesIntermediates
+        /// `createDirectory` of an existing directory succeeds and leaves its content alone.
+        case createDirectoryOnExistingDirectorySucceeds
+        /// `createDirectory` of the root succeeds and changes nothing.
+        case createDirectoryOfRootSucceeds
+        /// `createDirectory` where a file stands throws `alreadyExists`; the file stays.
+        case createDirectoryOverFileThrowsAlreadyExists
+        /// `createDirectory` below a file throws `notADirectory`; the file stays.
+        case createDirectoryBelowFileThrowsNotADirectory
+
+        // MARK: upload and download
+
+        /// A zero-length file uploads, is reported with size 0 and downloads as zero bytes.
+        case uploadAndDownloadRoundTripEmptyFile
+        /// Small files of random bytes (1 byte and a few kilobytes) come back byte for byte.
+        case uploadAndDownloadRoundTripSmallFile
+        /// A file of ``Options/largeFileSize`` random bytes comes back byte for byte.
+        case uploadAndDownloadRoundTripMultiMegabyteFile
+        /// Uploading over a file replaces it whole, with shorter and with longer content.
+        case uploadOverwritesExistingFile
+        /// While a large file is uploaded, concurrent readers see no file or the complete new
+        /// content; while a file is replaced, the old or the new content (or, without
+        /// ``RemoteProtocol/RemoteCapabilities/atomicReplace``, no file), never a part.
+        case uploadIsNeverVisiblePartially
+        /// Uploading into a missing directory throws `notFound` and creates nothing.
+        case uploadIntoMissingDirectoryThrowsNotFound
+        /// Uploading below a file (`file/child`) throws `notADirectory`; the file stays.
+        case uploadBelowFileThrowsNotADirectory
+        /// Uploading onto a directory throws `isADirectory`; the directory and its content stay.
+        case uploadOverDirectoryThrowsIsADirectory
+        /// Uploading a missing local file throws `localFile` and changes nothing remotely.
+        case uploadOfMissingLocalFileThrowsLocalFile
+        /// A cancelled upload either completes or throws `CancellationError`, and then leaves the
+        /// previous content and no other name in the directory.
+        case cancelledUploadLeavesPreviousContent
+        /// Downloading a missing path throws `notFound`.
+        case downloadOfMissingFileThrowsNotFound
+        /// Downloading a directory throws `isADirectory`.
+        case downloadOfDirectoryThrowsIsADirectory
+        /// Downloading onto an existing, longer local file replaces it exactly.
+        case downloadReplacesExistingLocalFile
+        /// Downloading into a missing local directory throws `localFile`.
+        case downloadToMissingLocalDirectoryThrowsLocalFile
+        /// A failed download creates no local file and leaves an existing one unchanged or removed.
+        case failedDownloadLeavesNoPartialLocalFile
+        /// A cancelled download either completes or throws `CancellationError` and leaves no
+        /// local file (an existing one unchanged or removed).
+        case cancelledDownloadLeavesNoLocalFile
+
+        // MARK: copy
+
+        /// A copy has the source's bytes, and the source is unchanged.
+        case copyRoundTrip
+        /// Replacing or deleting the source after a copy leaves the copy as it was, and the
+        /// other way round.
+        case copyIsIndependentOfSource
+        /// Copying onto an existing file replaces it, with shorter and longer content.
+        case copyOverwritesDestination
+        /// While a large file is copied onto a destination, readers of the destination see the old
+        /// or the new content (or, without atomic replace, no file), never a part.
+        case copyIsNeverVisiblePartially
+        /// Copying a file onto itself succeeds and leaves it unchanged.
+        case copyOntoItselfLeavesFileUnchanged
+        /// Copying a missing source throws `notFound` and creates nothing.
+        case copyOfMissingSourceThrowsNotFound
+        /// Copying into a missing directory throws `notFound`.
+        case copyIntoMissingDirectoryThrowsNotFound
+        /// Copying a directory, or onto a directory, throws `isADirectory`.
+        case copyOfDirectoryThrowsIsADirectory
+
+        // MARK: list
+
+        /// `list` returns every file and directory once, with full paths, kinds and file sizes.
+        case listReturnsFilesAndDirectoriesWithKinds
+        /// `list` returns the direct children only.
+        case listIsNotRecursive
+        /// `list` never returns the directory itself (a `.` entry), anything outside it, or a
+        /// temporary file, also while uploads into it are in flight.
+        case listNeverReturnsDotEntriesOrTemporaryFiles
+        /// `list` of an empty directory returns an empty array.
+        case listOfEmptyDirectoryIsEmpty
+        /// `list` of a missing directory throws `notFound`.
+        case listOfMissingDirectoryThrowsNotFound
+        /// `list` of a file throws `notADirectory`.
+        case listOfFileThrowsNotADirectory
+        /// When ``RemoteProtocol/RemoteCapabilities/modificationTimePrecision`` is set, `exists`
+        /// and `list` report a modification date for every file.
+        case modificationDatesAreReportedWhenDeclared
+
+        // MARK: delete
+
+        /// Deleting a missing path succeeds: in an existing directory, in a missing one, below a file.
+        case deleteOfMissingPathSucceeds
+        /// Deleting a file removes it.
+        case deleteRemovesFile
+        /// Deleting a directory removes it with everything below it.
+        case deleteRemovesDirectoryTree
+        /// Deleting a file or a directory leaves its parent and siblings.
+        case deleteLeavesSiblings
+        /// Deleting the root throws `invalidPath` and deletes nothing.
+        case deleteOfRootThrowsInvalidPath
+
+        // MARK: names
+
+        /// Files with hostile names (spaces, `? # % & + ' "`, leading dots, Unicode) round-trip
+        /// through upload, exists, list, download, copy and delete.
+        case hostileNamesRoundTrip
+        /// Directories with hostile names can be created, filled, listed and deleted.
+        case hostileDirectoryNamesRoundTrip
+        /// A name typed in NFD and in NFC names the same file, and `list` returns it in NFC.
+        case unicodeNormalizationFormsNameTheSameFile
+        /// 200-character names (ASCII and multi-byte) work for files and directories.
+        case longNamesRoundTrip
+
+        // MARK: concurrency and errors
+
+        /// ``Options/concurrency`` tasks upload distinct files at once; all arrive intact.
+        case concurrentUploadsOfDistinctFiles
+        /// Lists run while distinct files are uploaded; every list succeeds and shows only
+        /// complete files, and the final list shows them all.
+        case concurrentListsWhileUploading
+        /// ``Options/concurrency`` tasks delete the same tree at once; every call succeeds.
+        case concurrentDeletesOfSamePathSucceed
+        /// Every failure the suite provokes, cancelled calls included, throws a
+        /// `RemoteStoreError` or a `CancellationError`, nothing else.
+        case onlyRemoteStoreErrorsEscape
+
+        /// The check's name.
+        public var description: String { rawValue }
+    }
+}

@@ -1,0 +1,300 @@
+import Foundation
+import InMemoryRemote
+import RemoteProtocol
+import Synchronization
+
+/// Deliberately broken stores, each with one defect a real backend could have, for proving that
+/// the contract suite catches it with the right check.
+enum BrokenStores {
+    /// `delete` throws `notFound` for a missing path instead of succeeding.
+    struct DeleteFailsOnMissingPath: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func delete(_ path: RemotePath) async throws {
+            guard try await base.exists(path) != nil else { throw RemoteStoreError(.notFound, path: path) }
+            try await base.delete(path)
+        }
+    }
+
+    /// `delete` refuses non-empty directories, like `rmdir`.
+    struct DeleteIsNotRecursive: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func delete(_ path: RemotePath) async throws {
+            if try await base.exists(path)?.kind == .directory, try await !base.list(path).isEmpty {
+                throw RemoteStoreError(.io, path: path, message: "directory not empty")
+            }
+            try await base.delete(path)
+        }
+    }
+
+    /// `delete` of the root empties the store.
+    struct RootIsDeletable: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func delete(_ path: RemotePath) async throws {
+            guard path.isRoot else { return try await base.delete(path) }
+            for item in try await base.list(.root) {
+                try await base.delete(item.path)
+            }
+        }
+    }
+
+    /// `upload` keeps an existing file instead of replacing it.
+    struct UploadDoesNotOverwrite: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            if try await base.exists(path)?.kind == .file { return }
+            try await base.upload(contentsOf: localFile, to: path)
+        }
+    }
+
+    /// `upload` creates missing parent directories.
+    struct UploadCreatesMissingDirectories: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            if let parent = path.parent, try await base.exists(parent) == nil {
+                try await base.createDirectory(at: parent)
+            }
+            try await base.upload(contentsOf: localFile, to: path)
+        }
+    }
+
+    /// `upload` reads the local file with Foundation and lets its error escape unmapped.
+    struct LeaksFoundationErrors: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            let content = try Data(contentsOf: localFile)
+            try await base.write(content, to: path)
+        }
+    }
+
+    /// A cancelled upload leaves the first half of the new content behind.
+    struct CancelledUploadLeavesHalfFile: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            guard Task.isCancelled else { return try await base.upload(contentsOf: localFile, to: path) }
+            let content = try await Task { try await base.read(path) }.value
+            let half = try Data(contentsOf: localFile).prefix(max(1, content.count / 2))
+            try await Task { try await base.write(half, to: path) }.value
+            throw CancellationError()
+        }
+    }
+
+    /// `exists` throws `notFound` for a missing path.
+    struct ExistsThrowsNotFound: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func exists(_ path: RemotePath) async throws -> RemoteItem? {
+            guard let item = try await base.exists(path) else { throw RemoteStoreError(.notFound, path: path) }
+            return item
+        }
+    }
+
+    /// `exists` reports files without their size.
+    struct ExistsOmitsSize: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func exists(_ path: RemotePath) async throws -> RemoteItem? {
+            try await base.exists(path).map { RemoteItem(path: $0.path, kind: $0.kind, modificationDate: $0.modificationDate) }
+        }
+    }
+
+    /// `createDirectory` throws `alreadyExists` for an existing directory.
+    struct CreateDirectoryFailsIfPresent: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func createDirectory(at path: RemotePath) async throws {
+            if !path.isRoot, try await base.exists(path) != nil { throw RemoteStoreError(.alreadyExists, path: path) }
+            try await base.createDirectory(at: path)
+        }
+    }
+
+    /// Every `notFound` comes out as `unknown`.
+    struct NotFoundBecomesUnknown: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func download(_ path: RemotePath, to localFile: URL) async throws {
+            try await mapped { try await base.download(path, to: localFile) }
+        }
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            try await mapped { try await base.upload(contentsOf: localFile, to: path) }
+        }
+        func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+            try await mapped { try await base.copy(source, to: destination) }
+        }
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            try await mapped { try await base.list(directory) }
+        }
+        private func mapped<Result>(_ body: () async throws -> Result) async throws -> Result {
+            do {
+                return try await body()
+            } catch var error as RemoteStoreError where error.code == .notFound {
+                error.code = .unknown
+                throw error
+            }
+        }
+    }
+
+    /// `download` writes an empty local file for a directory instead of throwing.
+    struct DownloadOfDirectoryWritesEmptyFile: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func download(_ path: RemotePath, to localFile: URL) async throws {
+            guard try await base.exists(path)?.kind == .directory else { return try await base.download(path, to: localFile) }
+            _ = FileManager.default.createFile(atPath: localFile.path, contents: Data())
+        }
+    }
+
+    /// `download` creates the local file before asking the server, and leaves it when that fails.
+    struct FailedDownloadLeavesEmptyFile: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func download(_ path: RemotePath, to localFile: URL) async throws {
+            _ = FileManager.default.createFile(atPath: localFile.path, contents: Data())
+            try await base.download(path, to: localFile)
+        }
+    }
+
+    /// `download` appends to an existing local file instead of replacing it.
+    struct DownloadAppendsToLocalFile: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func download(_ path: RemotePath, to localFile: URL) async throws {
+            let existing = (try? Data(contentsOf: localFile)) ?? Data()
+            try await base.download(path, to: localFile)
+            let downloaded = try Data(contentsOf: localFile)
+            try (existing + downloaded).write(to: localFile)
+        }
+    }
+
+    /// `list` leaves directories out.
+    struct ListOmitsDirectories: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            try await base.list(directory).filter { $0.kind == .file }
+        }
+    }
+
+    /// `list` includes the directory itself, as a `.` entry would come out once normalised.
+    struct ListReturnsDotEntry: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            let dot = try RemotePath(components: directory.components + ["."])
+            return try await base.list(directory) + [RemoteItem(path: dot, kind: .directory)]
+        }
+    }
+
+    /// `list` returns the whole tree below the directory.
+    struct ListIsRecursive: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            var items: [RemoteItem] = []
+            for item in try await base.list(directory) {
+                items.append(item)
+                if item.isDirectory { items += try await list(item.path) }
+            }
+            return items
+        }
+    }
+
+    /// `list` and `exists` report no modification dates although the store declares a precision.
+    struct DatesMissing: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func exists(_ path: RemotePath) async throws -> RemoteItem? {
+            try await base.exists(path).map(Self.undated)
+        }
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            try await base.list(directory).map(Self.undated)
+        }
+        private static func undated(_ item: RemoteItem) -> RemoteItem {
+            RemoteItem(path: item.path, kind: item.kind, size: item.size)
+        }
+    }
+
+    /// `copy` records an alias: the destination reads whatever the source holds now.
+    final class CopyAliasesSource: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        private let aliases = Mutex<[RemotePath: RemotePath]>([:])
+
+        func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+            guard try await base.exists(source)?.kind == .file else { return try await base.copy(source, to: destination) }
+            try await base.write(Data(), to: destination)
+            let target = resolved(source)
+            aliases.withLock { $0[destination] = target }
+        }
+        func download(_ path: RemotePath, to localFile: URL) async throws {
+            try await base.download(resolved(path), to: localFile)
+        }
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            aliases.withLock { $0[path] = nil }
+            try await base.upload(contentsOf: localFile, to: path)
+        }
+        private func resolved(_ path: RemotePath) -> RemotePath {
+            aliases.withLock { $0[path] } ?? path
+        }
+    }
+
+    /// Names are percent-decoded before they reach the storage, as a naive URL-based backend does.
+    struct PercentDecodesNames: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            try await base.upload(contentsOf: localFile, to: try Self.decoded(path))
+        }
+        func createDirectory(at path: RemotePath) async throws {
+            try await base.createDirectory(at: try Self.decoded(path))
+        }
+        private static func decoded(_ path: RemotePath) throws -> RemotePath {
+            try RemotePath(components: path.components.map { $0.removingPercentEncoding ?? $0 })
+        }
+    }
+
+    /// Names are cut to 100 characters, as on a backend with a short name limit.
+    struct TruncatesLongNames: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            try await base.upload(contentsOf: localFile, to: try Self.truncated(path))
+        }
+        func createDirectory(at path: RemotePath) async throws {
+            try await base.createDirectory(at: try Self.truncated(path))
+        }
+        private static func truncated(_ path: RemotePath) throws -> RemotePath {
+            try RemotePath(components: path.components.map { String($0.prefix(100)) })
+        }
+    }
+
+    /// `upload` and `copy` write the target in growing prefixes, so readers can see part of a
+    /// file. After each prefix it waits (by yielding, a bounded number of times) until someone
+    /// has looked at the store, which makes the defect visible deterministically.
+    final class WritesInGrowingPrefixes: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        private let looks = Atomic<Int>(0)
+
+        func exists(_ path: RemotePath) async throws -> RemoteItem? {
+            looks.add(1, ordering: .relaxed)
+            return try await base.exists(path)
+        }
+        func download(_ path: RemotePath, to localFile: URL) async throws {
+            looks.add(1, ordering: .relaxed)
+            try await base.download(path, to: localFile)
+        }
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            looks.add(1, ordering: .relaxed)
+            return try await base.list(directory)
+        }
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            let content: Data
+            do {
+                content = try Data(contentsOf: localFile)
+            } catch {
+                throw RemoteStoreError(.localFile, path: path, underlying: error)
+            }
+            try await writeInPrefixes(content, to: path)
+        }
+        func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+            guard try await base.exists(source)?.kind == .file else { return try await base.copy(source, to: destination) }
+            try await writeInPrefixes(try await base.read(source), to: destination)
+        }
+        private func writeInPrefixes(_ content: Data, to path: RemotePath) async throws {
+            for quarter in 1...4 {
+                try await base.write(content.prefix(content.count * quarter / 4), to: path)
+                let seen = looks.load(ordering: .relaxed)
+                var yields = 0
+                while looks.load(ordering: .relaxed) == seen && yields < 10_000 {
+                    await Task.yield()
+                    yields += 1
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import InMemoryRemote
+import RemoteProtocol
+
+/// A store that forwards every call to an ``InMemoryRemoteStore``. The deliberately broken stores
+/// of ``BrokenStores`` each replace one behaviour and inherit the rest from here, so the defect is
+/// the only difference from a correct store.
+protocol ForwardingStore: RemoteStore {
+    var base: InMemoryRemoteStore { get }
+}
+
+extension ForwardingStore {
+    var capabilities: RemoteCapabilities { base.capabilities }
+    func exists(_ path: RemotePath) async throws -> RemoteItem? { try await base.exists(path) }
+    func createDirectory(at path: RemotePath) async throws { try await base.createDirectory(at: path) }
+    func upload(contentsOf localFile: URL, to path: RemotePath) async throws { try await base.upload(contentsOf: localFile, to: path) }
+    func download(_ path: RemotePath, to localFile: URL) async throws { try await base.download(path, to: localFile) }
+    func copy(_ source: RemotePath, to destination: RemotePath) async throws { try await base.copy(source, to: destination) }
+    func list(_ directory: RemotePath) async throws -> [RemoteItem] { try await base.list(directory) }
+    func delete(_ path: RemotePath) async throws { try await base.delete(path) }
+}
+
+/// Forwards everything unchanged: proves that the forwarding itself is correct.
+struct FaithfulForwarder: ForwardingStore {
+    let base = InMemoryRemoteStore()
+}

@@ -1,0 +1,7 @@
+import InMemoryRemote
+import RemoteProtocol
+import RemoteStoreConformance
+import Testing
+
+struct RemoteStoreConformanceTests {
+}
