@@ -56,7 +56,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebDAVRemoteTests",
-            dependencies: ["WebDAVRemote", "RemoteProtocol"],
+            dependencies: ["WebDAVRemote", "RemoteProtocol", "RemoteStoreConformance"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -46,23 +46,27 @@ extension WebDAVRemoteStore {
     }
 
     /// MOVEs the temporary file at `temporary` onto `path`, replacing what is there.
+    ///
+    /// The point of no return: once the MOVE is sent the call completes even if the task is
+    /// cancelled, since the server may already have replaced the target (a cancelled upload must
+    /// either leave the old content or complete).
     func moveIntoPlace(_ temporary: String, to path: RemotePath) async throws {
-        _ = try await client.send(
-            HTTPRequest(
-                method: "MOVE",
-                url: temporary,
-                headers: ["Destination: \(client.endpoint.url(for: path, collection: false))", "Overwrite: T"]
-            ),
-            for: path,
-            accepting: [201, 204],
-            idempotent: false
-        )
+        try Task.checkCancellation()
+        let client = client
+        let destination = client.endpoint.url(for: path, collection: false)
+        try await Task {
+            _ = try await client.send(
+                HTTPRequest(method: "MOVE", url: temporary, headers: ["Destination: \(destination)", "Overwrite: T"]),
+                for: path,
+                accepting: [201, 204],
+                idempotent: false
+            )
+        }.value
     }
 
-    /// Checks that a GET delivered the whole body: as many bytes as its Content-Length, and as
-    /// many as the PROPFIND listed when both describe the same version (equal ETags).
-    /// - Throws: `invalidResponse` on any mismatch.
-    static func checkLength(of response: HTTPResponse, against entry: MultistatusEntry, at path: RemotePath) throws {
+    /// Checks that a GET delivered as many bytes as its Content-Length announced.
+    /// - Throws: `invalidResponse` on a mismatch.
+    static func checkLength(of response: HTTPResponse, at path: RemotePath) throws {
         if let announced = response.contentLength, announced != response.receivedByteCount {
             throw RemoteStoreError(
                 .invalidResponse,
@@ -70,15 +74,26 @@ extension WebDAVRemoteStore {
                 message: "received \(response.receivedByteCount) bytes but Content-Length announced \(announced)"
             )
         }
-        if let listed = entry.contentLength, let listedTag = normalized(etag: entry.etag),
-            listedTag == normalized(etag: response.headers["etag"]), listed != response.receivedByteCount
-        {
+    }
+
+    /// True if the GET `response` delivered the version that `entry` (a PROPFIND made after it)
+    /// describes: the same size and, when both carry one, the same ETag. False if the file
+    /// changed in between (the download should start over).
+    /// - Throws: `invalidResponse` if both name the same ETag but the sizes differ: the server
+    ///   sent a wrong length.
+    static func describeSameVersion(_ response: HTTPResponse, _ entry: MultistatusEntry, at path: RemotePath) throws -> Bool {
+        let sameSize = entry.contentLength.map { $0 == response.receivedByteCount } ?? true
+        guard let fetchedTag = normalized(etag: response.headers["etag"]), let listedTag = normalized(etag: entry.etag) else {
+            return sameSize
+        }
+        if fetchedTag == listedTag && !sameSize {
             throw RemoteStoreError(
                 .invalidResponse,
                 path: path,
-                message: "received \(response.receivedByteCount) bytes of a file listed with \(listed)"
+                message: "received \(response.receivedByteCount) bytes of a file listed with \(entry.contentLength ?? 0)"
             )
         }
+        return sameSize && fetchedTag == listedTag
     }
 
     /// An ETag without the weak marker and quotes (servers differ: `W/"…"`, `"…"`, bare).

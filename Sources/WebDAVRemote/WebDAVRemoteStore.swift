@@ -19,9 +19,12 @@ import RemoteProtocol
 ///   unlink the old file before renaming the new one (measured with strace), so
 ///   ``RemoteCapabilities/atomicReplace`` is false. A target whose name holds `?` or `;` is
 ///   written by a direct `PUT` instead (see `WebDAVEndpoint.destinationHeaderCanCarry(_:)`).
-/// - ``download(_:to:)`` checks the resource with `PROPFIND`, streams `GET` to a temporary local
-///   file, checks the byte count against Content-Length (and the listed size when the ETag
-///   matches), then renames it into place.
+/// - ``download(_:to:)`` streams `GET` to a temporary local file, checks the byte count against
+///   Content-Length, then confirms with `PROPFIND` that the resource is a file and still the
+///   version the GET described (same ETag and size) before renaming the file into place. Apache
+///   takes a GET's Content-Length and ETag from a `stat` made before it opens the file, so a GET
+///   racing a replacement can deliver the head of the *new* file under the *old* length; the
+///   confirmation catches that and the download starts over.
 /// - ``copy(_:to:)`` is a server-side `COPY` to a temporary name, then `MOVE` into place.
 /// - ``delete(_:)`` is `DELETE` (a 404 means already gone).
 ///
@@ -37,6 +40,9 @@ public final class WebDAVRemoteStore: RemoteStore {
     )
 
     let client: WebDAVClient
+
+    /// How often a download starts over when the file changed while it was read.
+    static let consistentDownloadAttempts = 5
 
     /// The property list every PROPFIND asks for.
     static let propfindBody = Data(
@@ -104,23 +110,30 @@ public final class WebDAVRemoteStore: RemoteStore {
     }
 
     public func download(_ path: RemotePath, to localFile: URL) async throws {
-        guard let entry = try await properties(of: path) else {
-            throw RemoteStoreError(.notFound, path: path, message: "no file to download")
-        }
-        if entry.isCollection {
-            throw RemoteStoreError(.isADirectory, path: path, message: "a directory cannot be downloaded")
-        }
         let partial = localFile.deletingLastPathComponent()
             .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
         do {
-            let response = try await client.send(
-                HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
-                for: path,
-                accepting: [200],
-                idempotent: true
-            )
-            try Self.checkLength(of: response, against: entry, at: path)
-            try Self.replace(localFile, with: partial, for: path)
+            for _ in 0..<Self.consistentDownloadAttempts {
+                let response = try await client.send(
+                    HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
+                    for: path,
+                    accepting: [200, 404],
+                    idempotent: true
+                )
+                guard let entry = try await properties(of: path) else {
+                    throw RemoteStoreError(.notFound, path: path, message: "no file to download")
+                }
+                if entry.isCollection {
+                    throw RemoteStoreError(.isADirectory, path: path, message: "a directory cannot be downloaded")
+                }
+                guard response.status == 200 else { continue }
+                try Self.checkLength(of: response, at: path)
+                if try Self.describeSameVersion(response, entry, at: path) {
+                    try Self.replace(localFile, with: partial, for: path)
+                    return
+                }
+            }
+            throw RemoteStoreError(.unavailable, path: path, message: "the file kept changing while it was downloaded")
         } catch {
             unlink(partial.path)
             throw error
@@ -178,16 +191,19 @@ public final class WebDAVRemoteStore: RemoteStore {
         guard !path.isRoot else {
             throw RemoteStoreError(.invalidPath, path: path, message: "the store's root cannot be deleted")
         }
-        guard let entry = try await properties(of: path) else { return }
-        let response = try await client.send(
-            HTTPRequest(method: "DELETE", url: client.endpoint.url(for: path, collection: entry.isCollection)),
-            for: path,
-            accepting: [200, 202, 204, 207, 404],
-            idempotent: true
-        )
-        if response.status == 207 {
-            throw RemoteStoreError(.io, path: path, message: "the server could not delete everything inside the directory")
+        // A 207 lists members that could not be deleted, often because a concurrent DELETE removed
+        // them first: look again, and delete what is left.
+        for _ in 0..<Self.consistentDownloadAttempts {
+            guard let entry = try await properties(of: path) else { return }
+            let response = try await client.send(
+                HTTPRequest(method: "DELETE", url: client.endpoint.url(for: path, collection: entry.isCollection)),
+                for: path,
+                accepting: [200, 202, 204, 207, 404],
+                idempotent: true
+            )
+            if response.status != 207 { return }
         }
+        throw RemoteStoreError(.io, path: path, message: "the server could not delete everything inside the directory")
     }
 
     public func close() async {

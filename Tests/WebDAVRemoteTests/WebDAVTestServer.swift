@@ -80,6 +80,15 @@ struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
         return RemoteStoreConfiguration(url: url, settings: settings, secrets: ["password": password ?? defaultPassword])
     }
 
+    /// A store on the server's root collection (the conformance suite works in a unique
+    /// directory of its own).
+    func rootStore() throws -> WebDAVRemoteStore {
+        let (user, password) = try Self.credentials()
+        return try WebDAVRemoteStore(
+            configuration: RemoteStoreConfiguration(url: try rootURL(), settings: ["user": user], secrets: ["password": password])
+        )
+    }
+
     /// A store on a fresh, empty collection.
     func freshStore(settings: [String: String] = [:], auth: String? = nil) async throws -> WebDAVRemoteStore {
         try WebDAVRemoteStore(configuration: try await freshConfiguration(settings: settings, auth: auth))
