@@ -54,6 +54,12 @@ let package = Package(
             dependencies: ["FileRemote", "RemoteStoreConformance"],
             swiftSettings: sharedSwiftSettings
         ),
+        .executableTarget(
+            name: "WebDAVBenchmark",
+            dependencies: ["WebDAVRemote", "RemoteProtocol"],
+            path: "Benchmarks/WebDAVBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
         .testTarget(
             name: "WebDAVRemoteTests",
             dependencies: ["WebDAVRemote", "RemoteProtocol", "RemoteStoreConformance"],

@@ -1,6 +1,7 @@
 import Foundation
 import RemoteProtocol
 import RemoteTransportSupport
+import Synchronization
 
 /// Sends HTTP requests to one WebDAV server through a pool of libcurl connections, with the
 /// reliability rules every request shares:
@@ -15,6 +16,7 @@ final class WebDAVClient: Sendable {
     let endpoint: WebDAVEndpoint
     private let pool: CurlConnectionPool
     private let retryPolicy: RetryPolicy
+    private let sentRequests = Atomic<Int>(0)
 
     private static let redirectStatuses: Set<Int> = [301, 302, 307, 308]
     private static let maximumRedirects = 5
@@ -40,6 +42,9 @@ final class WebDAVClient: Sendable {
             try await sendFollowingRedirects(request, for: path, accepting: accepting)
         }
     }
+
+    /// How many HTTP requests have been sent (every attempt, redirect and retry counts).
+    var requestCount: Int { sentRequests.load(ordering: .relaxed) }
 
     /// Closes every connection; later requests fail with `unavailable`.
     func close() async {
@@ -70,6 +75,7 @@ final class WebDAVClient: Sendable {
 
     private func perform(_ request: HTTPRequest, for path: RemotePath?) async throws -> HTTPResponse {
         try Task.checkCancellation()
+        sentRequests.add(1, ordering: .relaxed)
         let cancellation = CancellationFlag()
         do {
             return try await pool.withConnection { connection in

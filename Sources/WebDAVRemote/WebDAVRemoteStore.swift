@@ -65,6 +65,10 @@ public final class WebDAVRemoteStore: RemoteStore {
         client = WebDAVClient(settings: try WebDAVSettings(configuration, environment: environment))
     }
 
+    /// How many HTTP requests this store has sent since it was opened, counting every retry and
+    /// redirect: a measure of what an operation costs (a `list` is one PROPFIND).
+    public var requestCount: Int { client.requestCount }
+
     public func exists(_ path: RemotePath) async throws -> RemoteItem? {
         try await properties(of: path).map { item(for: $0, at: path) }
     }
