@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import Synchronization
 import Testing
 import WebDAVRemote
 
@@ -114,5 +115,49 @@ struct FaultInjectionTests {
             guard let error = error as? RemoteStoreError else { return false }
             return error.code == .unavailable && error.isRetryable && error.message.contains("Maintenance")
         }
+    }
+
+    @Test func redirectsKeepTheMethodAndStayOnTheServer() async throws {
+        let methods = Mutex<[String]>([])
+        let server = try FaultInjectingHTTPServer { method, path in
+            methods.withLock { $0.append("\(method) \(path)") }
+            switch path {
+            case "/":
+                return FaultInjectingHTTPServer.response(status: "301 Moved Permanently", headers: ["Location: /moved/"], body: Data())
+            case "/moved/":
+                return FaultInjectingHTTPServer.multistatus(files: [], size: 0)
+            default:
+                return FaultInjectingHTTPServer.response(
+                    status: "307 Temporary Redirect", headers: ["Location: http://192.0.2.1/elsewhere"], body: Data()
+                )
+            }
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        // The redirected listing is requested again with PROPFIND (not GET) at the new location.
+        #expect(try await store.list(.root).isEmpty)
+        #expect(methods.withLock { $0.prefix(2) } == ["PROPFIND /", "PROPFIND /moved/"])
+        await expectInvalidResponse { _ = try await store.exists("away") }
+        #expect(methods.withLock { $0.last } == "PROPFIND /away")
+    }
+
+    @Test func retryableStatusesAreRetried() async throws {
+        let requests = Mutex(0)
+        let server = try FaultInjectingHTTPServer { _, _ in
+            let count = requests.withLock { count in
+                count += 1
+                return count
+            }
+            return count < 3
+                ? FaultInjectingHTTPServer.response(status: "503 Service Unavailable", body: Data())
+                : FaultInjectingHTTPServer.multistatus(files: ["/a.txt"], size: 3)
+        }
+        defer { server.stop() }
+        let store = try WebDAVRemoteStore(
+            configuration: RemoteStoreConfiguration(url: server.url, settings: ["retries": "3", "netrc": "off"])
+        )
+        #expect(try await store.list(.root).map(\.name) == ["a.txt"])
+        #expect(requests.withLock { $0 } == 3)
+        #expect(store.requestCount == 3)
     }
 }

@@ -75,7 +75,6 @@ struct WebDAVRemoteStoreTests {
     }
 
     @Test func downloadIntoMissingLocalDirectoryThrowsLocalFile() async throws {
-        try #require(WebDAVTestServer.enabled)
         let store = try await WebDAVTestServer.apache.freshStore()
         try await store.write(Data("x".utf8), to: "file")
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID())/file")
