@@ -91,13 +91,22 @@ func report(_ name: String, rollingSync: Double, curl: Double) {
     )
 }
 
+/// The peak resident memory of this process so far, in MiB.
+func peakResidentMiB() -> Int {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return usage.ru_maxrss / 1024
+}
+
 let downloaded = temporary.appendingPathComponent("downloaded.bin")
+let peakBeforeTransfers = peakResidentMiB()
 let uploadStore = try await best { try await store.upload(contentsOf: source, to: "store.bin") }
 let uploadCurl = try await best { try curl(["-T", source.path, "-o", "/dev/null", httpBase + "curl.bin"]) }
 report("upload  ", rollingSync: uploadStore, curl: uploadCurl)
 let downloadStore = try await best { try await store.download("store.bin", to: downloaded) }
 let downloadCurl = try await best { try curl(["-o", downloaded.path, httpBase + "curl.bin"]) }
 report("download", rollingSync: downloadStore, curl: downloadCurl)
+print("peak memory: \(peakBeforeTransfers) MiB before the transfers, \(peakResidentMiB()) MiB after (file: 256 MiB)")
 try await store.delete("store.bin")
 try await store.delete("curl.bin")
 

@@ -26,8 +26,11 @@ struct WebDAVTransferTests {
         #expect(try await store.exists("large.bin")?.size == Int64(size))
         try await store.download("large.bin", to: downloaded.url)
 
+        // The peak is process-wide and other suites run in parallel, so the bound is the file's own
+        // size: holding the file in memory would cross it. WebDAVBenchmark, which runs alone,
+        // prints the exact peak of the same transfers.
         let growth = Self.peakResidentBytes() - peakBefore
-        #expect(growth < 64 << 20, "peak memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB transfer")
+        #expect(growth < size, "peak memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB transfer")
         #expect(try file.hasSameContent(as: downloaded.url))
         try await store.delete("large.bin")
         await store.close()
