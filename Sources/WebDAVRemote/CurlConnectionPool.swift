@@ -5,6 +5,9 @@ import RemoteProtocol
 /// reused with their open connections.
 ///
 /// At most `capacity` handles exist; a caller that finds them all busy waits for one to be returned.
+/// That wait is short even under cancellation: cancelled transfers stop within about a second and
+/// return their handle, and a cancelled waiter's own transfer is aborted by its cancellation handler
+/// as soon as it starts.
 actor CurlConnectionPool {
     private let options: CurlOptions
     private let capacity: Int

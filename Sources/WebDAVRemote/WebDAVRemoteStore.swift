@@ -69,10 +69,12 @@ public final class WebDAVRemoteStore: RemoteStore {
     /// redirect: a measure of what an operation costs (a `list` is one PROPFIND).
     public var requestCount: Int { client.requestCount }
 
+    /// `PROPFIND` with `Depth: 0`; `nil` for 404, 409, or Apache's 400 below a file.
     public func exists(_ path: RemotePath) async throws -> RemoteItem? {
         try await properties(of: path).map { item(for: $0, at: path) }
     }
 
+    /// `MKCOL`, creating missing parents after a 409 and telling a collection from a file after a 405.
     public func createDirectory(at path: RemotePath) async throws {
         guard !path.isRoot else { return }
         switch try await makeCollection(path) {
@@ -94,6 +96,7 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
     }
 
+    /// `PUT` to a temporary name in the target's collection, then `MOVE` with `Overwrite: T`.
     public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
         let size = try Self.sizeOfLocalFile(localFile, for: path)
         guard let parent = path.parent else {
@@ -113,6 +116,7 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
     }
 
+    /// `GET` streamed to a temporary local file, confirmed by `PROPFIND`, then renamed into place.
     public func download(_ path: RemotePath, to localFile: URL) async throws {
         let partial = localFile.deletingLastPathComponent()
             .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
@@ -144,6 +148,7 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
     }
 
+    /// Server-side `COPY` to a temporary name, then `MOVE` into place.
     public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
         guard let sourceEntry = try await properties(of: source) else {
             throw RemoteStoreError(.notFound, path: source, message: "the file to copy does not exist")
@@ -178,6 +183,7 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
     }
 
+    /// `PROPFIND` with `Depth: 1`: one request whatever the number of children.
     public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
         let response = try await propfind(directory, collection: true, depth: 1)
         guard response.status == 207 else {
@@ -191,6 +197,7 @@ public final class WebDAVRemoteStore: RemoteStore {
         return try Self.children(in: entries, of: directory, endpoint: client.endpoint).map { item(for: $0.entry, at: $0.path) }
     }
 
+    /// `DELETE` (with a trailing slash for collections); a missing path is success.
     public func delete(_ path: RemotePath) async throws {
         guard !path.isRoot else {
             throw RemoteStoreError(.invalidPath, path: path, message: "the store's root cannot be deleted")
@@ -210,6 +217,7 @@ public final class WebDAVRemoteStore: RemoteStore {
         throw RemoteStoreError(.io, path: path, message: "the server could not delete everything inside the directory")
     }
 
+    /// Closes the pooled connections; later calls fail with `unavailable`.
     public func close() async {
         await client.close()
     }
