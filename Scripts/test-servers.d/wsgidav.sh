@@ -6,6 +6,7 @@
 # stray wsgidav.yaml in the working directory is never picked up.
 #
 # Variables written to "$STATE/env": ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL (same user and password as Apache).
+# Uses wait_for_http and stop_pid from apache.sh, which test-servers.sh sources first.
 
 WSGIDAV_PORT=${ROLLSYNC_WSGIDAV_PORT:-18082}
 
@@ -35,6 +36,6 @@ CONF
 
 stop_wsgidav() {
     [ -f "$STATE/wsgidav.pid" ] || return 0
-    kill "$(cat "$STATE/wsgidav.pid")" 2>/dev/null || true
+    stop_pid "$(cat "$STATE/wsgidav.pid")"
     rm -f "$STATE/wsgidav.pid"
 }

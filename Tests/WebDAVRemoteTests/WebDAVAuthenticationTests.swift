@@ -83,16 +83,23 @@ struct WebDAVAuthenticationTests {
         #expect(!configuration.description.contains("hunter2-secret"))
     }
 
+    @Test func tlsWithTheConfiguredCertificateAuthorityWorks() async throws {
+        let store = try await WebDAVTestServer.apacheTLS.freshStore(settings: ["ca-file": try WebDAVTestServer.caFile()])
+        try await store.write(Data("over TLS".utf8), to: "file")
+        #expect(try await store.read("file") == Data("over TLS".utf8))
+        await store.close()
+    }
+
     @Test func untrustedCertificateIsRefused() async throws {
-        // Nothing listens with TLS on the Apache port: the TLS handshake fails, which must be a
-        // clear error, never a silent fallback to plain HTTP.
-        let url = try WebDAVTestServer.apache.rootURL()
-        var components = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false))
-        components.scheme = "webdavs"
+        let (user, password) = try WebDAVTestServer.credentials()
         let store = try WebDAVRemoteStore(
-            configuration: RemoteStoreConfiguration(url: try #require(components.url), settings: ["retries": "1"])
+            configuration: RemoteStoreConfiguration(
+                url: try WebDAVTestServer.apacheTLS.rootURL(),
+                settings: ["user": user, "retries": "1"],
+                secrets: ["password": password]
+            )
         )
-        await #expect(throws: RemoteStoreError.self) { _ = try await store.list(.root) }
+        try await expectCode(.hostKeyUnknown) { _ = try await store.list(.root) }
         await store.close()
     }
 }

@@ -18,6 +18,8 @@ struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
     static let apache = WebDAVTestServer(name: "apache", urlVariable: "ROLLSYNC_TEST_WEBDAV_APACHE_URL")
     /// The same Apache, on a location that requires Digest auth.
     static let apacheDigest = WebDAVTestServer(name: "apache-digest", urlVariable: "ROLLSYNC_TEST_WEBDAV_APACHE_DIGEST_URL")
+    /// The same Apache over TLS, with a certificate signed by the test CA (``caFile()``).
+    static let apacheTLS = WebDAVTestServer(name: "apache-tls", urlVariable: "ROLLSYNC_TEST_WEBDAV_APACHE_TLS_URL")
     /// wsgidav on cheroot, Basic (and Digest) auth.
     static let wsgidav = WebDAVTestServer(name: "wsgidav", urlVariable: "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL")
     /// The servers the full contract suite runs against.
@@ -31,7 +33,8 @@ struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
     /// True if every server's variables are set, or if they are required (so the tests run and
     /// fail loudly instead of skipping). Prints why a suite is skipped.
     static var enabled: Bool {
-        let missing = (all + [apacheDigest]).map(\.urlVariable).filter { environment[$0] == nil }
+        let missing = ((all + [apacheDigest, apacheTLS]).map(\.urlVariable) + ["ROLLSYNC_TEST_WEBDAV_CA_FILE"])
+            .filter { environment[$0] == nil }
         if missing.isEmpty || required { return true }
         print("Skipping WebDAV server tests: \(missing.joined(separator: ", ")) not set (run Scripts/test-servers.sh start)")
         return false
@@ -46,6 +49,14 @@ struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
             throw TestServerMissing(variable: "ROLLSYNC_TEST_WEBDAV_USER/PASSWORD")
         }
         return (user, password)
+    }
+
+    /// The PEM file of the CA that signed the TLS test server's certificate.
+    static func caFile() throws -> String {
+        guard let path = environment["ROLLSYNC_TEST_WEBDAV_CA_FILE"] else {
+            throw TestServerMissing(variable: "ROLLSYNC_TEST_WEBDAV_CA_FILE")
+        }
+        return path
     }
 
     /// The server's root URL.
