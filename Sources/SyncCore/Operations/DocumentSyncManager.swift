@@ -156,7 +156,11 @@ public actor DocumentSyncManager {
                 broadcaster.send(SyncProgress(phase: .registering))
                 let registration = try await registerDocument(application, through: remote)
                 report.warnings += registration.warnings
-                uploadAfterSync = uploadAfterSync || registration.recreatedDeletedDocument
+                // A document (re)created from a database that synced before: its history is in no
+                // change set of the new document, so a whole store carries it to the others.
+                if registration.createdDocument, try !localStore.appliedSetIDs().isEmpty {
+                    uploadAfterSync = true
+                }
                 if registration.needsWholeStore {
                     report.wholeStoreInstalled = try await installWholeStore(from: nil, registration.integrityKey, application, remote)
                 }
