@@ -175,6 +175,7 @@ public actor DocumentSyncManager {
                 clientID: application.clientID,
                 integrityKey: integrityKey,
                 recentSyncMarkers: registration.recentSyncMarkers,
+                includeOwnSets: registration.needsOwnSets,
                 localStore: localStore,
                 state: state,
                 resolver: delegate.conflictResolver,
@@ -182,6 +183,9 @@ public actor DocumentSyncManager {
             )
             switch try await synchronizer.run(into: &report) {
             case .completed:
+                if registration.needsOwnSets {
+                    try state.setNeedsOwnSets(false)
+                }
                 if uploadAfterSync {
                     report.wholeStoreUploaded = try await uploadSnapshot(application, integrityKey, remote)
                 }
