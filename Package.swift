@@ -14,6 +14,10 @@ let sharedSwiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
+
 let package = Package(
     name: "RollingSync",
     platforms: [.macOS(.v15)],
@@ -21,34 +25,77 @@ let package = Package(
         .library(name: "RemoteProtocol", targets: ["RemoteProtocol"]),
         .library(name: "InMemoryRemote", targets: ["InMemoryRemote"]),
         .library(name: "FileRemote", targets: ["FileRemote"]),
+        .library(name: "SFTPRemote", targets: ["SFTPRemote"]),
+        .library(name: "WebDAVRemote", targets: ["WebDAVRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
         .library(name: "SyncCore", targets: ["SyncCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
     ],
     targets: [
+        // MARK: The remote side: protocol, backends, contract suite
+
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
+        .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(name: "InMemoryRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(
             name: "FileRemote",
             dependencies: ["RemoteProtocol", "RemoteTransportSupport"],
             swiftSettings: sharedSwiftSettings
         ),
-        .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
-        .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .systemLibrary(name: "CLibSSH2", pkgConfig: "libssh2", providers: [.apt(["libssh2-1-dev"])]),
         .target(
-            name: "SyncCore",
-            dependencies: ["RemoteProtocol", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "SFTPRemote",
+            dependencies: ["RemoteProtocol", "RemoteTransportSupport", "CLibSSH2"],
             swiftSettings: sharedSwiftSettings
         ),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(
+            name: "WebDAVRemote",
+            dependencies: ["CCurl", "RemoteProtocol", "RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+
+        // MARK: The local side and the synchronisation operations
+
+        .target(
+            name: "SyncCore",
+            dependencies: ["RemoteProtocol", grdb, crypto, cryptoExtras],
+            swiftSettings: sharedSwiftSettings
+        ),
+
+        // MARK: Benchmarks (executables that print ratios; run with Scripts/benchmark.sh NAME)
+
         .executableTarget(
             name: "SyncCoreBenchmark",
-            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SyncCore", grdb],
             path: "Benchmarks/SyncCoreBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
+        .executableTarget(
+            name: "EncryptionBenchmark",
+            dependencies: ["SyncCore", "FileRemote", "RemoteProtocol"],
+            path: "Benchmarks/EncryptionBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(
+            name: "SFTPBenchmark",
+            dependencies: ["SFTPRemote", "RemoteProtocol"],
+            path: "Benchmarks/SFTPBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(
+            name: "WebDAVBenchmark",
+            dependencies: ["WebDAVRemote", "RemoteProtocol"],
+            path: "Benchmarks/WebDAVBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
+
+        // MARK: Tests
 
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
@@ -67,8 +114,13 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
-            name: "SyncCoreTests",
-            dependencies: ["SyncCore", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "SFTPRemoteTests",
+            dependencies: ["SFTPRemote", "RemoteStoreConformance", "RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "WebDAVRemoteTests",
+            dependencies: ["WebDAVRemote", "RemoteProtocol", "RemoteStoreConformance"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
@@ -76,9 +128,10 @@ let package = Package(
             dependencies: ["RemoteStoreConformance", "InMemoryRemote"],
             swiftSettings: sharedSwiftSettings
         ),
+        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb, crypto], swiftSettings: sharedSwiftSettings),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", grdb],
             swiftSettings: sharedSwiftSettings
         ),
     ],

@@ -20,18 +20,23 @@ import Foundation
 /// the jobs already queued and then exit; jobs enqueued after that still run (on the caller's
 /// thread) so that no task is ever left suspended forever.
 public final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable {
-    // @unchecked Sendable: `jobs` and `isShutDown` are only touched while `condition` is locked.
+    // @unchecked Sendable: `jobs`, `isShutDown` and `thread` are only touched while `condition` is locked.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var isShutDown = false
+    private var thread: pthread_t?
 
-    /// Starts the thread. `name` shows up in debuggers and crash reports; Linux keeps only its
-    /// first 15 bytes, so it is cut to that.
+    /// Starts the thread. `name` is given to the thread for debuggers (Linux keeps only its first
+    /// 15 bytes, so it is cut to that).
     public init(name: String) {
         let shortName = String(decoding: name.utf8.prefix(15), as: UTF8.self)
-        // The name is set from inside the thread: Foundation on Linux ignores a name set before start.
         let thread = Thread { [self] in
+            // Set from inside the thread: Foundation on Linux ignores a name set before start. The
+            // name is for debuggers only; nothing relies on it.
             Thread.current.name = shortName
+            condition.lock()
+            self.thread = pthread_self()
+            condition.unlock()
             runLoop()
         }
         thread.start()
@@ -52,6 +57,20 @@ public final class DedicatedThreadExecutor: SerialExecutor, @unchecked Sendable 
 
     public func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// True when called on this executor's thread (for example from a method of an actor it runs).
+    public var isCurrentThread: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+
+    /// Stops the program unless called on this executor's thread. Lets
+    /// `actor.assumeIsolated { … }` work from synchronous code, such as a C callback, that runs on
+    /// the executor's thread.
+    public func checkIsolated() {
+        precondition(isCurrentThread, "expected to run on the DedicatedThreadExecutor's thread")
     }
 
     /// Stops the thread once the queued jobs have run. Idempotent.

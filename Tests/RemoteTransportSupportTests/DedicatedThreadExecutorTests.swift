@@ -11,12 +11,21 @@ private actor PinnedRecorder {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    func record(_ value: Int) -> String? {
+    /// Records `value`; returns whether it ran on the executor's thread.
+    func record(_ value: Int) -> Bool {
         order.append(value)
-        return Thread.current.name
+        return executor.isCurrentThread
     }
 
+
     func recorded() -> [Int] { order }
+
+    var recordedCount: Int { order.count }
+
+    /// Runs `body` synchronously on the actor's thread, as a C callback would run, without isolation.
+    func runSynchronously(_ body: @Sendable (PinnedRecorder) -> Int) -> Int {
+        body(self)
+    }
 }
 
 struct DedicatedThreadExecutorTests {
@@ -24,8 +33,18 @@ struct DedicatedThreadExecutorTests {
         let executor = DedicatedThreadExecutor(name: "rollsync-pinned")
         defer { executor.shutdown() }
         let recorder = PinnedRecorder(executor: executor)
-        let threadName = await recorder.record(1)
-        #expect(threadName == "rollsync-pinned")
+        #expect(await recorder.record(1))
+        #expect(!executor.isCurrentThread)
+    }
+
+    @Test func assumeIsolatedWorksOnTheExecutorsThread() async {
+        let executor = DedicatedThreadExecutor(name: "rollsync-assume")
+        defer { executor.shutdown() }
+        let recorder = PinnedRecorder(executor: executor)
+        let count = await recorder.runSynchronously { recorder in
+            recorder.assumeIsolated { $0.recordedCount }
+        }
+        #expect(count == 0)
     }
 
     @Test func jobsFromManyTasksAllRunAndNoneIsLost() async {

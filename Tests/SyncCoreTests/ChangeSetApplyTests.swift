@@ -299,4 +299,25 @@ struct ChangeSetApplyTests {
         #expect(try c.store.hasPendingChanges() == false)
         #expect(try c.store.applyChangeSet(at: setB).warnings == [.changeToDeletedRowIgnored(table: "items", key: "k".databaseValue)])
     }
+
+    struct Refusal: Error {}
+
+    @Test("a resolver that throws aborts the apply and leaves nothing applied")
+    func throwingResolver() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
+        try b.store.applyChangeSet(at: a.push())
+        try a.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('other', 'new')")
+            try db.execute(sql: "UPDATE items SET name = 'A' WHERE id = 'k'")
+        }
+        try b.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'B' WHERE id = 'k'") }
+        let set = try a.push(setID: "refused")
+        let before = try b.items()
+        #expect(throws: Refusal.self) { try b.store.applyChangeSet(at: set, resolver: ConflictResolver { _ in throw Refusal() }) }
+        #expect(try b.items() == before)
+        #expect(try b.store.isApplied(setID: "refused") == false)
+        #expect(try b.pendingChanges().count == 1, "the local edit is still pending")
+    }
 }

@@ -73,4 +73,30 @@ struct SnapshotTests {
         let existing = snapshots[0].url
         #expect(throws: (any Error).self) { try database.store.snapshot(to: existing) }
     }
+
+    @Test("a downloaded snapshot adopted by another client keeps the data and applied sets, takes the new identity and has nothing pending")
+    func adoptSnapshot() throws {
+        let uploader = try TemporaryDatabase()
+        let other = try TemporaryDatabase()
+        try other.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('remote', 'r')") }
+        try uploader.store.applyChangeSet(at: other.push(setID: "other-1"))
+        try uploader.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('local', 'unpushed')") }
+        let copy = uploader.file("whole-store.sqlite")
+        try uploader.store.snapshot(to: copy)
+
+        try LocalStore.adoptSnapshot(at: copy, clientID: "downloader")
+        let downloaded = try DatabasePool(path: copy.path)
+        let store = try LocalStore(writer: downloaded)
+        #expect(store.clientID == "downloader")
+        #expect(try store.hasPendingChanges() == false)
+        #expect(try store.isApplied(setID: "other-1"))
+        #expect(try store.currentClock() >= uploader.store.currentClock())
+        let names = try downloaded.read { try String.fetchAll($0, sql: "SELECT id FROM items ORDER BY id") }
+        #expect(names == ["local", "remote"])
+        try downloaded.write { db in try db.execute(sql: "UPDATE items SET name = 'mine' WHERE id = 'remote'") }
+        var pending: [RowChange] = []
+        try store.readPendingChanges { pending.append($0) }
+        #expect(pending.map(\.key) == ["remote".databaseValue])
+        #expect(pending.first?.columns.map(\.name) == ["name"])
+    }
 }

@@ -108,6 +108,7 @@ final class TestClient: Sendable {
         _ name: String,
         remote: any RemoteStore,
         delegate: (any DocumentSyncDelegate)? = nil,
+        codecProvider: any RemoteCodecProvider = PlaintextCodecProvider(),
         schema: String = NotesSchema.sql,
         tables: [String] = NotesSchema.tables
     ) throws {
@@ -127,7 +128,8 @@ final class TestClient: Sendable {
         application = ApplicationSyncManager(
             store: remote,
             applicationID: Self.applicationID,
-            device: DeviceInfo(clientID: self.name, description: "test client \(name)", registeredAt: Date())
+            device: DeviceInfo(clientID: self.name, description: "test client \(name)", registeredAt: Date()),
+            codecProvider: codecProvider
         )
         manager = try DocumentSyncManager(
             application: application,

@@ -32,6 +32,7 @@ public struct ChangeSetFormatError: Error, Sendable, Equatable, CustomStringConv
         self.offset = offset
     }
 
+    /// A sentence naming the problem, for logs and error messages (never contains row values).
     public var description: String {
         let place = offset.map { " at byte \($0)" } ?? ""
         switch reason {

@@ -20,6 +20,8 @@ public final class ChangeSetReader {
     private var consumedBeforeBuffer = 0
     private var tables: [Int: (name: String, columns: [String])] = [:]
     private var changeCount = 0
+    /// The kinds of the changes read so far (decoded or skipped).
+    private(set) var kindsRead: Set<RowChange.Kind> = []
     private var minimumClock = HLCTimestamp(rawValue: .max)
     private var maximumClock = HLCTimestamp.zero
 
@@ -61,10 +63,15 @@ public final class ChangeSetReader {
     /// - Returns: the verified summary.
     /// - Throws: ``ChangeSetFormatError`` describing the first problem found, or a file error.
     public static func verify(fileAt url: URL) throws -> ChangeSetSummary {
+        try verifiedContents(ofFileAt: url).summary
+    }
+
+    /// Like ``verify(fileAt:)``, also telling which kinds of change the set holds.
+    static func verifiedContents(ofFileAt url: URL) throws -> (summary: ChangeSetSummary, kinds: Set<RowChange.Kind>) {
         let reader = try ChangeSetReader(contentsOf: url)
         while try reader.next() != nil {}
         guard let summary = reader.summary else { throw ChangeSetFormatError(.truncated) }
-        return summary
+        return (summary, reader.kindsRead)
     }
 
     private var offset: Int { consumedBeforeBuffer + position }
@@ -122,6 +129,7 @@ public final class ChangeSetReader {
                     try body.skipValue()
                     let clock = HLCTimestamp(rawValue: try body.varint())
                     changeCount += 1
+                    kindsRead.insert(RowChange.Kind(rawValue: kindByte) ?? .delete)
                     minimumClock = min(minimumClock, clock)
                     maximumClock = max(maximumClock, clock)
                     continue
@@ -131,6 +139,7 @@ public final class ChangeSetReader {
                     throw ChangeSetFormatError(.malformed("unexpected bytes in a change record"), offset: recordStart)
                 }
                 changeCount += 1
+                kindsRead.insert(change.kind)
                 minimumClock = min(minimumClock, change.clock)
                 maximumClock = max(maximumClock, change.clock)
                 return change

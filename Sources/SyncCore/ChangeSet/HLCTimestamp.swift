@@ -35,6 +35,7 @@ public struct HLCTimestamp: RawRepresentable, Hashable, Comparable, Sendable, Cu
     /// The value as SQLite stores it (always non-negative: 48 bits of milliseconds last until year 10889).
     public var databaseInteger: Int64 { Int64(bitPattern: rawValue) }
 
+    /// Orders by the packed value: milliseconds first, then the counter.
     public static func < (lhs: HLCTimestamp, rhs: HLCTimestamp) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

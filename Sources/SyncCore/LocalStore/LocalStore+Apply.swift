@@ -11,7 +11,7 @@ extension LocalStore {
     ///    keys (`PRAGMA defer_foreign_keys = ON`, checked at commit); sets the `applying` flag so the
     ///    capture triggers record nothing (no echo; the flag is invisible to other connections and
     ///    rolled back with the transaction); applies all inserts, then all updates, then all deletes
-    ///    (three streaming passes over the file, each re-verifying the trailer); records the set as
+    ///    (one streaming pass over the file per kind present, each re-verifying the trailer); records the set as
     ///    applied; advances the local clock past the set's clocks; clears the flag; commits.
     ///    A set whose oldest change is newer than everything this database has seen or written (the
     ///    usual case when sets are applied in order of ``ChangeSetSummary/maximumClock``) cannot hold
@@ -29,9 +29,9 @@ extension LocalStore {
     ///   the resolver's error, or a GRDB `DatabaseError`.
     @discardableResult
     public func applyChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
-        let summary = try ChangeSetReader.verify(fileAt: url)
+        let (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: url)
         return try writer.write { db in
-            try apply(summary: summary, from: url, resolver: resolver, in: db)
+            try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
         }
     }
 
@@ -41,11 +41,11 @@ extension LocalStore {
     ///
     /// Use it to show conflicts to a user before applying with their decisions.
     public func previewChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
-        let summary = try ChangeSetReader.verify(fileAt: url)
+        let (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: url)
         return try writer.writeWithoutTransaction { db in
             var report: ApplyReport?
             try db.inTransaction {
-                report = try apply(summary: summary, from: url, resolver: resolver, in: db)
+                report = try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
                 return .rollback
             }
             return report ?? ApplyReport(setID: summary.header.setID, clientID: summary.header.clientID, wasAlreadyApplied: true)
@@ -58,7 +58,8 @@ extension LocalStore {
         try previewChangeSet(at: url).conflicts.map(\.conflict)
     }
 
-    private func apply(summary: ChangeSetSummary, from url: URL, resolver: ConflictResolver, in db: Database) throws -> ApplyReport {
+    /// Applies a verified set; `kinds` (from the verification pass) spares the passes of absent kinds.
+    private func apply(summary: ChangeSetSummary, kinds: Set<RowChange.Kind>, from url: URL, resolver: ConflictResolver, in db: Database) throws -> ApplyReport {
         let header = summary.header
         let alreadyApplied = try Bool.fetchOne(
             db,
@@ -90,7 +91,7 @@ extension LocalStore {
             localClientID: clientID,
             resolver: resolver
         )
-        for kind in [RowChange.Kind.insert, .update, .delete] {
+        for kind in [RowChange.Kind.insert, .update, .delete] where kinds.contains(kind) {
             let reader = try ChangeSetReader(contentsOf: url)
             guard reader.header == header else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
             while let change = try reader.next(ofKind: kind) {

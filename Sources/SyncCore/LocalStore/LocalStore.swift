@@ -11,7 +11,14 @@ import GRDB
 /// 2. the application writes as usual, through any connection or tool: triggers log each change
 ///    with a hybrid logical clock in the same transaction;
 /// 3. a sync pushes with ``writePendingChangeSet(to:setID:)`` and, once uploaded,
-///    ``markPushed(_:)``; it applies other clients' sets with ``applyChangeSet(at:resolver:)``.
+///    ``markPushed(_:)``; it applies other clients' sets with ``applyChangeSet(at:resolver:)``,
+///    in order of their ``ChangeSetSummary/maximumClock`` (then set id), which respects causality
+///    and keeps the fast path (see ``applyChangeSet(at:resolver:)``);
+/// 4. a whole-store upload sends ``snapshot(to:)``; a downloader runs ``adoptSnapshot(at:clientID:)``
+///    on the file before opening it.
+///
+/// Keys of deleted rows must not be reused: a deletion leaves a tombstone and wins over any later
+/// change of that key arriving from a client that had not seen it.
 ///
 /// All methods are synchronous and use the writer's own serialization; call them off the main thread.
 public final class LocalStore: Sendable {

@@ -24,6 +24,7 @@ public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertib
         self.table = table
     }
 
+    /// A sentence naming the problem, for logs and error messages (never contains row values).
     public var description: String {
         switch reason {
         case .noSuchTable: return "table \(table) does not exist"

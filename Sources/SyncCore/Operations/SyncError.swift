@@ -31,6 +31,12 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// This client was removed from the document by another client and the application chose
         /// to stop; local data is untouched.
         public static let clientRemoved = Code("clientRemoved")
+        /// The application's remote data is encrypted and this client has no usable data key: the
+        /// application supplied no password (see ``EncryptionDecisions``).
+        public static let passwordRequired = Code("passwordRequired")
+        /// The password supplied does not unlock the application's data key; registering again
+        /// asks for it again.
+        public static let wrongPassword = Code("wrongPassword")
         /// The remote store failed; see ``SyncError/underlying``.
         public static let remote = Code("remote")
         /// The local database failed; see ``SyncError/underlying``.

@@ -1,0 +1,160 @@
+import CLibSSH2
+import Foundation
+import RemoteProtocol
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Uploads and downloads on one connection, streamed between disk and network through one
+/// ``SFTPConnection/transferBufferSize`` buffer, so memory stays bounded whatever the file size.
+///
+/// Both check for task cancellation between buffers. A cancelled or failed upload removes its
+/// remote temporary file (when the connection still works) and leaves the target as it was; a
+/// cancelled or failed download leaves no file at the local destination.
+extension SFTPConnection {
+    /// Uploads `localFile` to a temporary name beside `path`, then renames it into place.
+    ///
+    /// SFTP v3 cannot rename onto an existing file, and libssh2 1.10 has no
+    /// `posix-rename@openssh.com`, so replacing a file means unlink then rename: readers may see no
+    /// file for a moment, never a partial one (``RemoteProtocol/RemoteCapabilities/atomicReplace``
+    /// is false).
+    func upload(from localFile: URL, to path: RemotePath) throws {
+        let input = try LocalFile(reading: localFile, for: path)
+        let target = try serverPath(path)
+        let directory = try serverPath(path.parent ?? .root)
+        let temporary = (directory == "/" ? "" : directory) + "/" + RemotePath.reservedTemporaryPrefix + UUID().uuidString
+        let handle: OpaquePointer
+        do {
+            handle = try open(temporary, flags: LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_EXCL | LIBSSH2_FXF_TRUNC, mode: 0o644)
+        } catch let failure as SFTPFailure where !failure.breaksConnection {
+            guard let parent = try stat(directory, for: path) else {
+                throw RemoteStoreError(.notFound, path: path, message: "the directory that should hold '\(path)' does not exist")
+            }
+            guard parent.isDirectory else {
+                throw RemoteStoreError(.notADirectory, path: path, message: "the parent of '\(path)' is not a directory")
+            }
+            throw failure.remoteStoreError("cannot create a file beside '\(path)'", path: path)
+        } catch let failure as SFTPFailure {
+            throw failure.remoteStoreError("cannot upload '\(path)'", path: path)
+        }
+
+        var handleIsOpen = true
+        do {
+            try send(input, to: handle, path: path)
+            handleIsOpen = false
+            try closeHandle(handle)
+            try moveIntoPlace(temporary, target, path: path)
+        } catch {
+            if handleIsOpen { _ = libssh2_sftp_close_handle(handle) }
+            if !isBroken { try? ignoringMissing { try unlink(temporary) } }
+            retire()
+            if let failure = error as? SFTPFailure {
+                throw failure.remoteStoreError("cannot upload '\(path)'", path: path)
+            }
+            throw error
+        }
+    }
+
+    /// Streams the local file into the open remote handle, keeping libssh2's write pipeline full:
+    /// data handed to libssh2 but not yet acknowledged stays at the front of the buffer (libssh2
+    /// requires it to be passed again unchanged), and the rest is refilled from disk.
+    private func send(_ input: LocalFile, to handle: OpaquePointer, path: RemotePath) throws {
+        let capacity = Self.transferBufferSize
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        let base = buffer.baseAddress!
+        var start = 0
+        var end = 0
+        var endOfFile = false
+        while true {
+            try Task.checkCancellation()
+            if !endOfFile && end - start < capacity / 2 {
+                if start > 0 {
+                    memmove(base, base + start, end - start)
+                    end -= start
+                    start = 0
+                }
+                while end < capacity && !endOfFile {
+                    let count = try input.read(into: base + end, count: capacity - end)
+                    if count == 0 { endOfFile = true }
+                    end += count
+                }
+            }
+            if start == end { return }
+            let written = libssh2_sftp_write(handle, base.assumingMemoryBound(to: CChar.self) + start, end - start)
+            if written < 0 { throw lastFailure() }
+            start += written
+        }
+    }
+
+    /// Renames the finished temporary file onto `target`, removing an existing file first.
+    private func moveIntoPlace(_ temporary: String, _ target: String, path: RemotePath) throws {
+        for _ in 0..<3 {
+            do {
+                try rename(temporary, to: target)
+                return
+            } catch let failure as SFTPFailure where !failure.breaksConnection {
+                guard let existing = try lstat(target) else { throw failure }
+                if existing.isDirectory {
+                    throw RemoteStoreError(.isADirectory, path: path, message: "a directory stands at '\(path)'")
+                }
+                try ignoringMissing { try unlink(target) }
+            }
+        }
+        throw RemoteStoreError(.io, path: path, message: "'\(path)' kept reappearing while it was being replaced")
+    }
+
+    /// Downloads `path` into `localFile` through a temporary file beside it, renamed at the end.
+    func download(_ path: RemotePath, to localFile: URL) throws {
+        let location = try serverPath(path)
+        let handle: OpaquePointer
+        do {
+            handle = try open(location, flags: LIBSSH2_FXF_READ, mode: 0)
+        } catch let failure as SFTPFailure where failure.status == .noSuchFile {
+            throw RemoteStoreError(.notFound, path: path, message: "'\(path)' does not exist", underlying: failure)
+        } catch let failure as SFTPFailure {
+            throw failure.remoteStoreError("cannot open '\(path)'", path: path)
+        }
+        var handleIsOpen = true
+        defer { if handleIsOpen { _ = libssh2_sftp_close_handle(handle) } }
+        do {
+            var attributes = LIBSSH2_SFTP_ATTRIBUTES()
+            if libssh2_sftp_fstat_ex(handle, &attributes, 0) != 0 { throw lastFailure() }
+            if attributes.isDirectory {
+                throw RemoteStoreError(.isADirectory, path: path, message: "'\(path)' is a directory")
+            }
+            let output = try LocalFile(writingBeside: localFile, for: path)
+            do {
+                try receive(from: handle, into: output, path: path)
+                handleIsOpen = false
+                try closeHandle(handle)
+                try output.commit()
+            } catch {
+                output.discard()
+                retire()
+                throw error
+            }
+        } catch let failure as SFTPFailure {
+            throw failure.remoteStoreError("cannot download '\(path)'", path: path)
+        }
+    }
+
+    /// Streams the remote handle to disk. A large read buffer lets libssh2 request several packets
+    /// ahead (it reads ahead up to four times the buffer size).
+    private func receive(from handle: OpaquePointer, into output: LocalFile, path: RemotePath) throws {
+        let capacity = Self.transferBufferSize
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        defer { buffer.deallocate() }
+        let base = buffer.baseAddress!
+        while true {
+            try Task.checkCancellation()
+            let count = libssh2_sftp_read(handle, base.assumingMemoryBound(to: CChar.self), capacity)
+            if count == 0 { return }
+            if count < 0 { throw lastFailure() }
+            try output.write(base, count: count)
+        }
+    }
+}

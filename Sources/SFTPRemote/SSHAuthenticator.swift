@@ -1,0 +1,127 @@
+import CLibSSH2
+import Foundation
+import RemoteProtocol
+
+/// Logs a user in on an SSH session that passed host-key verification, trying in turn: the
+/// configured identity file (with its passphrase), the password, the keys of a running ssh-agent
+/// (`ssh-agent` setting),
+/// and, when neither an identity file nor a password is configured, the default keys
+/// `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`. Only methods the server offers are tried.
+///
+/// Failure throws ``RemoteProtocol/RemoteStoreError/Code/authenticationFailed`` naming what was
+/// tried (never a secret). An RSA identity refused by a libssh2 older than 1.11 gets an explanation:
+/// that libssh2 signs only with SHA-1 `ssh-rsa`, which OpenSSH 8.8 and later refuse.
+struct SSHAuthenticator {
+    let settings: SFTPStoreSettings
+
+    /// Authenticates `settings.user` on `session`.
+    func authenticate(session: OpaquePointer) throws {
+        let user = settings.user
+        let offered: Set<String>
+        if let list = libssh2_userauth_list(session, user, UInt32(user.utf8.count)) {
+            offered = Set(String(cString: list).split(separator: ",").map(String.init))
+        } else if libssh2_userauth_authenticated(session) != 0 {
+            return
+        } else {
+            throw SSHSession.failure(of: session).remoteStoreError("the SSH server did not answer the authentication request", path: nil)
+        }
+
+        var attempts: [String] = []
+        var notes: [String] = []
+        if offered.contains("publickey") {
+            for keyFile in keyFiles() {
+                if try tryKeyFile(keyFile, session: session, attempts: &attempts, notes: &notes) { return }
+            }
+        }
+        if let password = settings.password, offered.contains("password") {
+            let rc = libssh2_userauth_password_ex(
+                session, user, UInt32(user.utf8.count), password, UInt32(password.utf8.count), nil
+            )
+            if rc == 0 { return }
+            try rethrowConnectionFailure(rc, session: session)
+            attempts.append("the password")
+        }
+        if settings.useAgent, offered.contains("publickey") {
+            if try tryAgent(session: session) { return }
+            attempts.append("the keys of ssh-agent")
+        }
+        let tried = attempts.isEmpty ? "no usable method was configured" : "tried " + attempts.joined(separator: ", ")
+        let serverOffers = offered.sorted().joined(separator: ", ")
+        throw RemoteStoreError(
+            .authenticationFailed,
+            message: "the SSH server \(settings.knownHostsName) refused user '\(user)' (\(tried); the server accepts: "
+                + "\(serverOffers))" + notes.map { ". " + $0 }.joined()
+        )
+    }
+
+    /// The configured identity file, or the default keys when nothing else is configured.
+    private func keyFiles() -> [String] {
+        if let identityFile = settings.identityFile { return [identityFile] }
+        guard settings.password == nil else { return [] }
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        return ["id_ed25519", "id_ecdsa"].map { "\(home)/.ssh/\($0)" }.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Tries one private key file; true on success.
+    private func tryKeyFile(_ path: String, session: OpaquePointer, attempts: inout [String], notes: inout [String]) throws -> Bool {
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            attempts.append("the key file \(path) (missing or unreadable)")
+            return false
+        }
+        let user = settings.user
+        let rc = libssh2_userauth_publickey_fromfile_ex(session, user, UInt32(user.utf8.count), nil, path, settings.passphrase)
+        if rc == 0 { return true }
+        try rethrowConnectionFailure(rc, session: session)
+        let keyFile = SSHPrivateKeyFile(path: path)
+        if rc == LIBSSH2_ERROR_FILE {
+            attempts.append("the key file \(path) (it cannot be read: unsupported format, or a wrong or missing passphrase)")
+        } else {
+            attempts.append("the key file \(path)")
+        }
+        if keyFile.isRSA && clibssh2_runtime_version_number() < 0x010B00 {
+            notes.append(
+                "\(path) is an RSA key: libssh2 \(String(cString: libssh2_version(0))) signs RSA keys only with SHA-1 "
+                    + "(ssh-rsa), which OpenSSH 8.8 and later refuse; use an ed25519 or ECDSA key "
+                    + "(ssh-keygen -t ed25519), or libssh2 1.11 or later"
+            )
+        }
+        return false
+    }
+
+    /// Tries every identity of the ssh-agent (at the configured socket, else `SSH_AUTH_SOCK`);
+    /// true on success.
+    private func tryAgent(session: OpaquePointer) throws -> Bool {
+        guard let agent = libssh2_agent_init(session) else { return false }
+        defer { libssh2_agent_free(agent) }
+        if let socket = settings.agentSocket {
+            libssh2_agent_set_identity_path(agent, socket)
+        }
+        guard libssh2_agent_connect(agent) == 0 else { return false }
+        defer { libssh2_agent_disconnect(agent) }
+        guard libssh2_agent_list_identities(agent) == 0 else { return false }
+        var previous: UnsafeMutablePointer<libssh2_agent_publickey>?
+        var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
+        while libssh2_agent_get_identity(agent, &identity, previous) == 0 {
+            let rc = libssh2_agent_userauth(agent, settings.user, identity)
+            if rc == 0 { return true }
+            try rethrowConnectionFailure(rc, session: session)
+            previous = identity
+        }
+        return false
+    }
+
+    /// Authentication failures leave the session usable for another method; anything else (a
+    /// dropped connection, a timeout) ends the attempt.
+    private func rethrowConnectionFailure(_ rc: Int32, session: OpaquePointer) throws {
+        let last = libssh2_session_last_errno(session)
+        let code = rc == LIBSSH2_ERROR_AUTHENTICATION_FAILED ? last : rc
+        switch code {
+        case 0, LIBSSH2_ERROR_AUTHENTICATION_FAILED, LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED, LIBSSH2_ERROR_FILE,
+            LIBSSH2_ERROR_METHOD_NOT_SUPPORTED, LIBSSH2_ERROR_PUBLICKEY_PROTOCOL, LIBSSH2_ERROR_AGENT_PROTOCOL,
+            LIBSSH2_ERROR_PASSWORD_EXPIRED:
+            return
+        default:
+            throw SSHSession.failure(of: session).remoteStoreError("the SSH connection failed during authentication", path: nil)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+/// Reads the fields of one record body, checking every length against the bytes present.
+struct ByteCursor {
+    private let bytes: [UInt8]
+    private var position = 0
+    /// Offset of the body in the whole stream, for error messages.
+    private let streamOffset: Int
+
+    init(_ bytes: [UInt8], streamOffset: Int) {
+        self.bytes = bytes
+        self.streamOffset = streamOffset
+    }
+
+    var isAtEnd: Bool { position == bytes.count }
+
+    func malformed(_ what: String) -> ChangeSetFormatError {
+        ChangeSetFormatError(.malformed(what), offset: streamOffset + position)
+    }
+
+    mutating func byte() throws(ChangeSetFormatError) -> UInt8 {
+        guard position < bytes.count else { throw malformed("record ends inside a field") }
+        defer { position += 1 }
+        return bytes[position]
+    }
+
+    mutating func varint() throws(ChangeSetFormatError) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            if shift == 63 && next > 1 { throw malformed("varint overflows 64 bits") }
+            result |= UInt64(next & 0x7F) << shift
+            if next < 0x80 { return result }
+            shift += 7
+            if shift > 63 { throw malformed("varint longer than 10 bytes") }
+        }
+    }
+
+    /// A varint that must fit in `Int` and not exceed `limit`.
+    mutating func count(limit: Int, _ what: String) throws(ChangeSetFormatError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw malformed("\(what) \(value) exceeds \(limit)") }
+        return Int(value)
+    }
+
+    mutating func take(_ length: Int) throws(ChangeSetFormatError) -> ArraySlice<UInt8> {
+        guard length <= bytes.count - position else { throw malformed("length \(length) runs past the record") }
+        defer { position += length }
+        return bytes[position..<position + length]
+    }
+
+    mutating func string(limit: Int = ChangeSetFormat.maximumRecordLength) throws(ChangeSetFormatError) -> String {
+        let length = try count(limit: limit, "string length")
+        let slice = try take(length)
+        guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("invalid UTF-8 text") }
+        return text
+    }
+
+    /// Steps over one value, checking its framing but building nothing.
+    mutating func skipValue() throws(ChangeSetFormatError) {
+        let tagByte = try byte()
+        switch ChangeSetFormat.ValueTag(rawValue: tagByte) {
+        case .null: break
+        case .integer: _ = try varint()
+        case .real: _ = try take(8)
+        case .text, .blob: _ = try take(try count(limit: ChangeSetFormat.maximumRecordLength, "value length"))
+        case nil: throw malformed("unknown value tag \(tagByte)")
+        }
+    }
+
+    mutating func value() throws(ChangeSetFormatError) -> DatabaseValue {
+        let tagByte = try byte()
+        switch ChangeSetFormat.ValueTag(rawValue: tagByte) {
+        case .null:
+            return .null
+        case .integer:
+            let zigzag = try varint()
+            return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1))).databaseValue
+        case .real:
+            var bits: UInt64 = 0
+            for (index, byte) in try take(8).enumerated() {
+                bits |= UInt64(byte) << (8 * UInt64(index))
+            }
+            return Double(bitPattern: bits).databaseValue
+        case .text:
+            return try string().databaseValue
+        case .blob:
+            let length = try count(limit: ChangeSetFormat.maximumRecordLength, "blob length")
+            return Data(try take(length)).databaseValue
+        case nil:
+            throw malformed("unknown value tag \(tagByte)")
+        }
+    }
+}

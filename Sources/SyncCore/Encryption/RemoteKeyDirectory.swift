@@ -1,0 +1,69 @@
+import Foundation
+import RemoteProtocol
+
+/// The wrapped data keys in `<appID>/Encryption/` of one application.
+///
+/// Key files are plain JSON (never encrypted: a client needs them before it has a key). Following
+/// the remote rules, a key file is written once under a unique name and never modified; a password
+/// change writes a new file, then deletes the older ones.
+struct RemoteKeyDirectory: Sendable {
+    let layout: ApplicationLayout
+    let applicationID: SyncIdentifier
+    private let plain: CodedRemote
+
+    init(store: any RemoteStore, applicationID: SyncIdentifier) {
+        self.applicationID = applicationID
+        layout = ApplicationLayout(applicationID: applicationID)
+        plain = CodedRemote(store: store, codec: PlaintextCodec())
+    }
+
+    /// The name of the current key file; `nil` if there is none. One `list` request.
+    func currentName() async throws -> WrappedKeyName? {
+        try await names().max()
+    }
+
+    /// Reads and checks the key file `name`.
+    /// - Throws: ``SyncError/Code/corruptRemoteData`` if it is not a wrapped key or disagrees with
+    ///   its name, ``SyncError/Code/unsupportedFormat`` for a newer version,
+    ///   ``SyncError/Code/remote`` for storage failures.
+    func read(_ name: WrappedKeyName) async throws -> WrappedDataKey {
+        let path = self.path(of: name)
+        let wrapped = try await plain.readJSON(WrappedDataKey.self, from: path)
+        guard wrapped.format == WrappedDataKey.formatName else {
+            throw SyncError(.corruptRemoteData, "the key file \(path) names the format '\(wrapped.format)'")
+        }
+        guard wrapped.version <= WrappedDataKey.currentVersion else {
+            throw SyncError(
+                .unsupportedFormat,
+                "the key file \(path) uses version \(wrapped.version); this build of RollingSync reads up to "
+                    + "\(WrappedDataKey.currentVersion); update RollingSync"
+            )
+        }
+        guard wrapped.keyID == name.keyID.hex, wrapped.generation == name.generation else {
+            throw SyncError(.corruptRemoteData, "the key file \(path) does not hold the key and generation its name gives")
+        }
+        return wrapped
+    }
+
+    /// Writes `wrapped` as a new key file, then deletes every older one; returns the new name.
+    @discardableResult
+    func publish(_ wrapped: WrappedDataKey, keyID: DataKeyID) async throws -> WrappedKeyName {
+        let name = WrappedKeyName(generation: wrapped.generation, keyID: keyID)
+        try await plain.createDirectory(layout.encryption)
+        try await plain.writeJSON(wrapped, to: path(of: name))
+        for older in try await names() where older < name {
+            try await plain.delete(path(of: older))
+        }
+        return name
+    }
+
+    /// The path of the key file `name`.
+    func path(of name: WrappedKeyName) -> RemotePath {
+        layout.encryption / name.fileName
+    }
+
+    private func names() async throws -> [WrappedKeyName] {
+        let items = try await plain.listIfPresent(layout.encryption) ?? []
+        return items.filter { !$0.isDirectory }.compactMap { WrappedKeyName(fileName: $0.name) }
+    }
+}
