@@ -131,7 +131,7 @@ let package = Package(
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb, crypto], swiftSettings: sharedSwiftSettings),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", grdb],
+            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", grdb],
             swiftSettings: sharedSwiftSettings
         ),
     ],
