@@ -117,6 +117,24 @@ struct WholeStoreTests {
         #expect(try anna.dump() == ben.dump())
     }
 
+    @Test("a named client's unit is installed even when another is newer")
+    func namedClientsUnit() async throws {
+        let remote = try TestRemote(.folder)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
+        try await anna.sync()
+        try await ben.sync()
+        let bens = try await ben.manager.uploadWholeStore()
+        let annas = try await anna.manager.uploadWholeStore()
+        #expect(bens.unit < annas.unit)
+        let carl = try TestClient("carl", remote: remote.store)
+        let report = try await carl.manager.downloadWholeStore(from: ben.name)
+        #expect(report.wholeStoreInstalled?.client == ben.name)
+        #expect(report.wholeStoreInstalled?.unit == bens.unit)
+        #expect(try carl.dump() == anna.dump())
+        await #expect(throws: SyncError.self) { _ = try await carl.manager.downloadWholeStore(from: carl.name) }
+    }
+
     @Test("with no whole store, a download says so and changes nothing")
     func noWholeStore() async throws {
         let remote = try TestRemote(.memory)

@@ -37,6 +37,7 @@ public actor AutomaticSync {
     private var tasks: [Task<Void, Never>] = []
     private var observation: AnyDatabaseCancellable?
     private var knownRemoteSyncs: Set<String>?
+    private var stopped = false
 
     /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``.
     public init(
@@ -50,9 +51,10 @@ public actor AutomaticSync {
         (events, eventSink) = AsyncStream.makeStream(of: AutomaticSyncEvent.self)
     }
 
-    /// Starts: one sync now, then the two loops. Calling it while running does nothing.
+    /// Starts: one sync now, then the two loops. Calling it while running, or after ``stop()``
+    /// (an instance runs once; create another to start again), does nothing.
     public func start() {
-        guard tasks.isEmpty else { return }
+        guard tasks.isEmpty, !stopped else { return }
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         observation = DatabaseRegionObservation(tracking: Table("rollingsync_changes")).start(
             in: manager.localStore.writer,
@@ -68,6 +70,7 @@ public actor AutomaticSync {
     /// Stops both loops and the observation, waits for them (and a sync in progress) to end, and
     /// finishes ``events``.
     public func stop() async {
+        stopped = true
         observation?.cancel()
         observation = nil
         let running = tasks
