@@ -66,10 +66,21 @@ struct WholeStoreTests {
         #expect(report.wholeStoreInstalled?.unit == first.unit)
         #expect(try carl.dump() == anna.dump())
 
-        // The next complete upload removes the old unit and the interrupted leftovers.
+        // A failure while removing older units leaves the new unit complete and preferred.
+        // Delete calls: 1 = the previous last-sync marker (the upload's own sync), 2 = the first older unit.
+        await faults.failCall(2, of: .delete)
+        let second = try await anna.manager.uploadWholeStore()
+        await faults.heal()
+        #expect(second.cleanupFailure != nil)
+        #expect(try await remote.completeUnits(of: "anna") == [first.unit.directoryName, second.unit.directoryName].sorted())
+        let dana = try TestClient("dana", remote: remote.store)
+        #expect(try await dana.manager.downloadWholeStore().wholeStoreInstalled?.unit == second.unit)
+
+        // The next complete upload removes the old units and the interrupted leftovers.
         let next = try await anna.manager.uploadWholeStore()
+        #expect(next.cleanupFailure == nil)
         #expect(try await remote.units(of: "anna") == [next.unit.directoryName])
-        #expect(Set(next.removedUnits).contains(first.unit))
+        #expect(Set(next.removedUnits).isSuperset(of: [first.unit, second.unit]))
     }
 
     @Test("a damaged or truncated store is refused and the local database is untouched", arguments: Backend.allCases)

@@ -91,7 +91,10 @@ extension DocumentSyncManager {
         let contents: (appliedSetIDs: [String], pendingChanges: Int)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            clock = try localStore.currentClock()
+            // The newer of the data's clock and the wall clock: units order by when they were
+            // taken, and never before the data they hold.
+            let now = HLCTimestamp(physicalMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
+            clock = max(try localStore.currentClock(), now)
             try localStore.snapshot(to: snapshot)
             contents = try LocalStore.inspectSnapshot(at: snapshot)
         } catch {

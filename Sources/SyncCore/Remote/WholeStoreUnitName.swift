@@ -2,7 +2,8 @@ import Foundation
 
 /// The directory name of one whole-store unit in `WholeStore/<client>/`: `<clock>-<id>.wholestore`.
 ///
-/// `<clock>` is the uploader's hybrid-logical-clock reading when the snapshot was taken, as 16
+/// `<clock>` is the uploader's hybrid-logical-clock reading when the snapshot was taken (never
+/// older than the data it holds, nor than the uploader's wall clock at that time), as 16
 /// lower-case hex digits, and `<id>` a UUID, so a single listing orders every client's units
 /// without a download and without server modification times. Names that do not follow the pattern
 /// are ignored by ``init(directoryName:)`` returning `nil`.

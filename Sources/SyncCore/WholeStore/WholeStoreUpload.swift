@@ -6,4 +6,7 @@ public struct WholeStoreUpload: Sendable, Equatable {
     public var manifest: WholeStoreManifest
     /// The older units of this client that were removed after the new one was complete.
     public var removedUnits: [WholeStoreUnitName]
+    /// Why older units could not all be removed, if so. The new unit is complete and readers
+    /// prefer it (it is the newest); the next upload removes what is left.
+    public var cleanupFailure: String?
 }

@@ -11,7 +11,8 @@ import RemoteProtocol
 /// 2. `appliedSets.json` (the change sets the snapshot contains);
 /// 3. `manifest.json` **last** (sizes and SHA-256 of both): the unit is now complete;
 /// 4. every other unit directory of this client (older units and leftovers of interrupted
-///    uploads) is deleted.
+///    uploads) is deleted; a failure here does not fail the upload (the new unit is complete and
+///    the newest) and is reported in ``WholeStoreUpload/cleanupFailure``.
 struct WholeStoreUploader: Sendable {
     let remote: CodedRemote
     let layout: DocumentLayout
@@ -47,11 +48,16 @@ struct WholeStoreUploader: Sendable {
             files: [WholeStoreManifest.storeFileName: store, WholeStoreManifest.indexFileName: indexFile]
         )
         try await remote.writeJSON(manifest, to: layout.wholeStoreManifest(unit, of: clientID))
-        var removed: [WholeStoreUnitName] = []
-        for item in try await remote.listIfPresent(layout.wholeStores(of: clientID)) ?? [] where item.name != unit.directoryName {
-            try await remote.delete(layout.wholeStores(of: clientID) / item.name)
-            if let old = WholeStoreUnitName(directoryName: item.name) { removed.append(old) }
+        var upload = WholeStoreUpload(unit: unit, manifest: manifest, removedUnits: [])
+        do {
+            for item in try await remote.listIfPresent(layout.wholeStores(of: clientID)) ?? [] where item.name != unit.directoryName {
+                try await remote.delete(layout.wholeStores(of: clientID) / item.name)
+                if let old = WholeStoreUnitName(directoryName: item.name) { upload.removedUnits.append(old) }
+            }
+        } catch {
+            upload.cleanupFailure = "\(error)"
         }
-        return WholeStoreUpload(unit: unit, manifest: manifest, removedUnits: removed.sorted())
+        upload.removedUnits.sort()
+        return upload
     }
 }
