@@ -14,8 +14,10 @@ import GRDB
 ///    ``markPushed(_:)``; it applies other clients' sets with ``applyChangeSet(at:resolver:)``,
 ///    in order of their ``ChangeSetSummary/maximumClock`` (then set id), which respects causality
 ///    and keeps the fast path (see ``applyChangeSet(at:resolver:)``);
-/// 4. a whole-store upload sends ``snapshot(to:)``; a downloader runs ``adoptSnapshot(at:clientID:)``
-///    on the file before opening it.
+/// 4. a whole-store upload sends ``snapshot(to:)``; a download checks the file with
+///    ``inspectSnapshot(at:)`` and installs it in place with
+///    ``installWholeStore(at:inSameTransaction:)`` (one transaction, unpushed changes re-based);
+///    ``adoptSnapshot(at:clientID:)`` instead turns a snapshot file into a database of its own.
 ///
 /// Keys of deleted rows must not be reused: a deletion leaves a tombstone and wins over any later
 /// change of that key arriving from a client that had not seen it.

@@ -25,6 +25,12 @@ import RemoteProtocol
 /// - **Decisions** come from the ``DocumentSyncDelegate`` (defaults: create missing documents,
 ///   re-register after a reset keeping local data, last writer wins).
 /// - **Progress**: ``progressEvents()``; each sync returns a ``SyncReport``.
+/// - **Whole stores and vacuum**: ``uploadWholeStore()``, ``downloadWholeStore(from:)`` (the
+///   bootstrap of a new client) and ``vacuum(_:)`` run as operations of the same queue. A sync
+///   installs a whole store by itself when it must (after a vacuum removed history it needs, or
+///   after this client was removed or the document reset), never dropping unpushed changes; see
+///   ``SyncReport/wholeStoreInstalled``. ``AutomaticSync`` syncs by itself after local changes
+///   and when other clients sync.
 public actor DocumentSyncManager {
     /// The document.
     public nonisolated let documentID: SyncIdentifier
