@@ -36,9 +36,10 @@ extension LocalStore {
     ///    foreign keys deferred to the commit); RollingSync's per-cell clocks, tombstones and applied
     ///    sets are replaced by the snapshot's; the clock only moves forward;
     /// 3. the unpushed changes are written again as ordinary local writes on top (captured again,
-    ///    so they are pushed by the next sync): inserts and updates set the changed columns
-    ///    (re-creating an inserted row if needed), deletions delete. An update of a row the
-    ///    snapshot no longer has is not re-applied (deletion wins) and is reported.
+    ///    so they are pushed by the next sync): inserts and updates set the changed columns,
+    ///    deletions delete; a row the snapshot does not have is re-created with its local values,
+    ///    unless the snapshot records it as deleted: then the update is not re-applied (deletion
+    ///    wins, as in a sync) and is reported.
     /// 4. `inSameTransaction` runs (callers clear their own bookkeeping there).
     ///
     /// Tables that are not registered for sync are left alone. Validate the file first with
@@ -56,9 +57,14 @@ extension LocalStore {
             try db.inTransaction {
                 try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
                 _ = try ChangeLogClock.stamp(in: db)
-                var pending: [RowChange] = []
-                _ = try Self.readPendingChanges(in: db, upTo: Int64.max) { pending.append($0) }
                 let tables = try Self.syncedTables(in: db)
+                let byName = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
+                var pending: [(change: RowChange, fullRow: Row?)] = []
+                _ = try Self.readPendingChanges(in: db, upTo: Int64.max) { change in
+                    guard let table = byName[change.table] else { return }
+                    let fullRow = change.kind == .update ? try Self.currentRow(of: table, key: change.key, in: db) : nil
+                    pending.append((change, fullRow))
+                }
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
                 for table in tables {
                     try Self.replaceRows(of: table, in: db)
@@ -66,10 +72,9 @@ extension LocalStore {
                 try Self.replaceSyncBookkeeping(in: db)
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
                 installation.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
-                let byName = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
-                for change in pending {
+                for (change, fullRow) in pending {
                     guard let table = byName[change.table] else { continue }
-                    if try Self.rewrite(change, table: table, in: db) {
+                    if try Self.rewrite(change, fullRow: fullRow, table: table, in: db) {
                         installation.rebasedChanges += 1
                     } else {
                         installation.updatesOfDeletedRows.append(.init(table: change.table, key: "\(change.key)"))
@@ -127,8 +132,20 @@ extension LocalStore {
             """)
     }
 
-    /// Writes one unpushed change again as a local write; false for an update of a missing row.
-    private static func rewrite(_ change: RowChange, table: SyncedTable, in db: Database) throws -> Bool {
+    /// The row's current values, or `nil`.
+    private static func currentRow(of table: SyncedTable, key: DatabaseValue, in db: Database) throws -> Row? {
+        try Row.fetchOne(
+            db,
+            sql: "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.keyColumn.quotedDatabaseIdentifier) = ?",
+            arguments: [key]
+        )
+    }
+
+    /// Writes one unpushed change again as a local write; false for an update of a row the
+    /// snapshot deleted. An update of a row the snapshot never had (typically inserted by a set of
+    /// this client that the snapshot does not contain yet) re-creates the row from `fullRow`, the
+    /// row as it was before the install, so the edit survives until that set is applied again.
+    private static func rewrite(_ change: RowChange, fullRow: Row?, table: SyncedTable, in db: Database) throws -> Bool {
         let name = table.name.quotedDatabaseIdentifier
         let key = table.keyColumn.quotedDatabaseIdentifier
         let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(name) WHERE \(key) = ?)", arguments: [change.key]) ?? false
@@ -136,14 +153,16 @@ extension LocalStore {
         case .delete:
             try db.execute(sql: "DELETE FROM \(name) WHERE \(key) = ?", arguments: [change.key])
         case .update where !exists:
-            return false
+            let tombstoned = try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)",
+                arguments: [table.id, change.key]
+            ) ?? false
+            guard !tombstoned, let fullRow else { return false }
+            let values = table.columns.map { (name: $0, value: fullRow[$0] as DatabaseValue? ?? .null) }
+            try insert(key: change.key, values, into: table, in: db)
         case .insert where !exists:
-            let columns = [table.keyColumn] + change.columns.map(\.name)
-            let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            try db.execute(
-                sql: "INSERT INTO \(name) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(placeholders))",
-                arguments: StatementArguments([change.key] + change.columns.map(\.value))
-            )
+            try insert(key: change.key, change.columns.map { ($0.name, $0.value) }, into: table, in: db)
         case .insert, .update:
             guard !change.columns.isEmpty else { return true }
             let assignments = change.columns.map { "\($0.name.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
@@ -153,5 +172,14 @@ extension LocalStore {
             )
         }
         return true
+    }
+
+    private static func insert(key: DatabaseValue, _ values: [(name: String, value: DatabaseValue)], into table: SyncedTable, in db: Database) throws {
+        let columns = [table.keyColumn] + values.map(\.name)
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        try db.execute(
+            sql: "INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(placeholders))",
+            arguments: StatementArguments([key] + values.map(\.value))
+        )
     }
 }

@@ -5,8 +5,9 @@ public struct WholeStoreInstallation: Sendable, Equatable {
     /// The unpushed local row changes re-applied on top of the installed store (they are pending
     /// again, with new clocks, and go out with the next push).
     public var rebasedChanges: Int
-    /// Unpushed local updates of rows the installed store no longer has (deleted by another
-    /// client): a deletion wins over an update, as in a normal sync, so these were not re-applied.
+    /// Unpushed local updates of rows the installed store records as deleted (by another client):
+    /// a deletion wins over an update, as in a normal sync, so these were not re-applied. (Rows the
+    /// store simply does not have yet are re-created with their local values instead.)
     public var updatesOfDeletedRows: [RebasedRow]
 
     /// A row named in a rebase report (table and key as text, no values).

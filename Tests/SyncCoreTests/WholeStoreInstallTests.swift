@@ -1,0 +1,94 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import SyncCore
+
+@Suite("Installing a whole store in place")
+struct WholeStoreInstallTests {
+    /// A snapshot of `source` written to a file of `target`'s directory.
+    private func snapshot(of source: TemporaryDatabase, into target: TemporaryDatabase) throws -> URL {
+        let url = target.file("snapshot-\(UUID().uuidString).sqlite")
+        try source.store.snapshot(to: url)
+        return url
+    }
+
+    @Test("synced rows and bookkeeping are replaced, other tables kept, unpushed changes re-based and reported")
+    func installRebases() throws {
+        let uploader = try TemporaryDatabase()
+        try uploader.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO items (id, name, quantity) VALUES ('a', 'apple', 1), ('b', 'bread', 2), ('c', 'cheese', 3);
+                """)
+        }
+        _ = try uploader.push()
+        let local = try TemporaryDatabase(schema: TemporaryDatabase.itemsSchema + "CREATE TABLE drafts (id TEXT PRIMARY KEY, body TEXT);")
+        try local.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO drafts VALUES ('d1', 'not synced');
+                INSERT INTO items (id, name, quantity) VALUES ('a', 'old apple', 9), ('t', 'to delete', 1);
+                """)
+        }
+        // The uploader applies that set and deletes 't' (a tombstone); a later local set the
+        // uploader never sees inserts 'x'.
+        _ = try uploader.store.applyChangeSet(at: try local.push())
+        try uploader.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 't'; UPDATE items SET name = 'apple' WHERE id = 'a'") }
+        _ = try uploader.push()
+        try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('x', 'local only', 5)") }
+        _ = try local.push()
+        // Unpushed: an update of a row the store has, an insert, an update of a row the store
+        // deleted, and an update of a row the store never had.
+        try local.pool.write { db in
+            try db.execute(sql: """
+                UPDATE items SET quantity = 10 WHERE id = 'a';
+                INSERT INTO items (id, name, quantity) VALUES ('n', 'new', 4);
+                UPDATE items SET name = 'edited' WHERE id = 't';
+                UPDATE items SET name = 'edited too' WHERE id = 'x';
+                """)
+        }
+        let url = try snapshot(of: uploader, into: local)
+        let contents = try LocalStore.inspectSnapshot(at: url)
+        #expect(contents.appliedSetIDs.count == 3)
+        #expect(contents.pendingChanges == 0)
+
+        let installation = try local.store.installWholeStore(at: url)
+        #expect(installation.appliedSetCount == 3)
+        #expect(installation.rebasedChanges == 3)
+        #expect(installation.updatesOfDeletedRows == [.init(table: "items", key: "\("t".databaseValue)")])
+        let items = try local.items()
+        #expect(Set(items.keys) == ["a", "b", "c", "n", "x"])
+        #expect(items["a"]?[0] == "apple".databaseValue)
+        #expect(items["a"]?[1] == 10.databaseValue)
+        #expect(items["x"]?[0] == "edited too".databaseValue)
+        #expect(items["x"]?[1] == 5.databaseValue)
+        #expect(try local.pool.read { db in try String.fetchOne(db, sql: "SELECT body FROM drafts") } == "not synced")
+        #expect(try local.store.appliedSetIDs() == contents.appliedSetIDs)
+        let pending = try local.pendingChanges()
+        #expect(Set(pending.map { $0.key }) == ["a".databaseValue, "n".databaseValue, "x".databaseValue])
+
+        // Nothing local was lost: a delete stays a delete after re-basing.
+        try local.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 'b'") }
+        let again = try local.store.installWholeStore(at: try snapshot(of: uploader, into: local))
+        #expect(again.rebasedChanges == 4)
+        #expect(try local.items()["b"] == nil)
+    }
+
+    @Test("a snapshot lacking a synced table or column, or not a database, is refused and nothing changes")
+    func refusesUnsuitableSnapshots() throws {
+        let older = try TemporaryDatabase(
+            schema: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, quantity INTEGER, price REAL);"
+        )
+        let local = try TemporaryDatabase()
+        try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'keep')") }
+        let before = try local.items()
+        let url = try snapshot(of: older, into: local)
+        #expect(throws: WholeStoreFileError.self) { try local.store.installWholeStore(at: url) }
+        #expect(try local.items() == before)
+        #expect(try local.store.hasPendingChanges())
+
+        let garbage = local.file("garbage.sqlite")
+        try Data(repeating: 0x42, count: 8192).write(to: garbage)
+        #expect(throws: (any Error).self) { try LocalStore.inspectSnapshot(at: garbage) }
+        #expect(try local.items() == before)
+    }
+}
