@@ -146,6 +146,45 @@ struct WholeStoreTests {
         await #expect(throws: SyncError.self) { _ = try await carl.manager.downloadWholeStore(from: carl.name) }
     }
 
+    @Test("a whole store downloaded into a new file opens as a new client that syncs the tail", arguments: Backend.allCases)
+    func downloadIntoNewFile(backend: Backend) async throws {
+        let remote = try TestRemote(backend)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox'); INSERT INTO note VALUES ('n1', 'f1', 'One', 'a', 1)")
+        let upload = try await anna.manager.uploadWholeStore()
+        try ben.execute("INSERT INTO tag VALUES ('t1', 'after the store')")
+        try await ben.sync()
+
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("notebook.sqlite")
+        let installed = try await ben.application.downloadWholeStore(of: TestClient.documentID, to: file)
+        #expect(installed.unit == upload.unit)
+        await #expect(throws: SyncError.self) {
+            try await ben.application.downloadWholeStore(of: TestClient.documentID, to: file)
+        }
+        await #expect(throws: SyncError.self) {
+            try await ben.application.downloadWholeStore(of: try SyncIdentifier("missing"), to: directory.url.appendingPathComponent("x"))
+        }
+
+        let database = try DatabaseQueue(path: file.path)
+        let store = try LocalStore(writer: database)
+        #expect(store.clientID != anna.localStore.clientID)
+        #expect(try !store.hasPendingChanges())
+        let application = ApplicationSyncManager(
+            store: remote.store, applicationID: TestClient.applicationID,
+            device: DeviceInfo(clientID: try SyncIdentifier("erin"), description: "tool", registeredAt: Date())
+        )
+        let manager = try DocumentSyncManager(application: application, documentID: TestClient.documentID, localStore: store)
+        let report = try await manager.synchronize()
+        #expect(report.appliedSets == 1)
+        let dump = try await database.read { db in
+            try NotesSchema.tables.flatMap { table in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id").map { "\(table) \($0.description)" }
+            }
+        }
+        #expect(dump == (try ben.dump()))
+    }
+
     @Test("with no whole store, a download says so and changes nothing")
     func noWholeStore() async throws {
         let remote = try TestRemote(.memory)

@@ -74,8 +74,8 @@ extension DocumentSyncManager {
     ) async throws -> WholeStoreDownload? {
         broadcaster.send(SyncProgress(phase: .downloading))
         return try await WholeStoreDownloader(
-            remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey, localStore: localStore
-        ).installNewest(from: client)
+            remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey
+        ).installNewest(from: client, into: localStore)
     }
 
     /// Snapshots the database and uploads it; `nil` (nothing uploaded) if the snapshot holds

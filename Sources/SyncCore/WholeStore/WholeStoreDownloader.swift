@@ -23,11 +23,22 @@ struct WholeStoreDownloader: Sendable {
     let remote: CodedRemote
     let layout: DocumentLayout
     let integrityKey: String
-    let localStore: LocalStore
 
-    /// Installs the newest usable unit of `client` (of any client when `nil`).
+    /// Installs the newest usable unit of `client` (of any client when `nil`) into `localStore`.
     /// - Returns: `nil` when there is no usable unit at all.
-    func installNewest(from client: SyncIdentifier?) async throws -> WholeStoreDownload? {
+    func installNewest(from client: SyncIdentifier?, into localStore: LocalStore) async throws -> WholeStoreDownload? {
+        try await withNewestUsable(from: client) { unit, url in
+            WholeStoreDownload(client: unit.client, unit: unit.name, installation: try install(url, into: localStore))
+        }
+    }
+
+    /// Runs `body` with the newest usable unit of `client` (of any client when `nil`), verified
+    /// into a scratch file that is removed afterwards; a unit that fails verification, or for
+    /// which `body` throws ``SyncError/Code/corruptRemoteData``, is skipped for the next older one.
+    /// - Returns: `body`'s result, or `nil` when there is no usable unit at all.
+    func withNewestUsable<Result>(
+        from client: SyncIdentifier?, _ body: (WholeStoreCatalog.Unit, URL) throws -> Result
+    ) async throws -> Result? {
         let catalog = WholeStoreCatalog(remote: remote, layout: layout)
         let markers = try await vacuumMarkers()
         var firstFailure: (any Error)?
@@ -35,8 +46,7 @@ struct WholeStoreDownloader: Sendable {
             do {
                 guard let verified = try await fetchIfUsable(unit, markers: markers, catalog: catalog) else { continue }
                 defer { verified.remove() }
-                let installation = try install(verified.url)
-                return WholeStoreDownload(client: unit.client, unit: unit.name, installation: installation)
+                return try body(unit, verified.url)
             } catch let error as SyncError where error.code == .corruptRemoteData {
                 firstFailure = firstFailure ?? error
             }
@@ -120,7 +130,7 @@ struct WholeStoreDownloader: Sendable {
         }
     }
 
-    private func install(_ url: URL) throws -> WholeStoreInstallation {
+    private func install(_ url: URL, into localStore: LocalStore) throws -> WholeStoreInstallation {
         do {
             return try localStore.installWholeStore(at: url) { db in
                 try db.execute(sql: "DELETE FROM rollingsync_outgoing")

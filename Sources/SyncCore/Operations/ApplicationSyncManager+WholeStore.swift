@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+extension ApplicationSyncManager {
+    /// Downloads a document's whole store into a **new database file** (TICoreDataSync's
+    /// application-level download, for tools and for apps that open a document they never synced).
+    ///
+    /// The newest usable unit (or `client`'s) is verified as in
+    /// ``DocumentSyncManager/downloadWholeStore(from:)``, then written to `destination` as a
+    /// database of its own: a fresh RollingSync client id, no change log, and no binding to a
+    /// document, so opening a ``LocalStore`` and a ``DocumentSyncManager`` on it (with any client
+    /// identifier) registers it and syncs the tail: every change set the store does not contain.
+    /// - Parameters:
+    ///   - destination: the new file; it must not exist (nothing is overwritten).
+    /// - Returns: the client and unit installed.
+    /// - Throws: ``SyncError/Code/noWholeStore`` if the document has no usable unit (or does not
+    ///   exist), ``SyncError/Code/corruptRemoteData`` if none verifies, ``SyncError/Code/local`` if
+    ///   `destination` exists or cannot be written; nothing is left at `destination` then.
+    @discardableResult
+    public func downloadWholeStore(
+        of documentID: SyncIdentifier, from client: SyncIdentifier? = nil, to destination: URL
+    ) async throws -> (client: SyncIdentifier, unit: WholeStoreUnitName) {
+        guard !FileManager.default.fileExists(atPath: destination.path) else {
+            throw SyncError(.local, "\(destination.path) exists already; choose a new file for the downloaded whole store")
+        }
+        let application = try await register()
+        let layout = application.layout.document(documentID)
+        let key = try await DocumentRegistrar.currentIntegrityKey(of: layout, through: application.remote)
+        let downloader = key.map { WholeStoreDownloader(remote: application.remote, layout: layout, integrityKey: $0) }
+        let installed = try await downloader?.withNewestUsable(from: client) { unit, url in
+            do {
+                try FileManager.default.copyItem(at: url, to: destination)
+                try LocalStore.adoptSnapshot(at: destination)
+                let database = try DatabaseQueue(path: destination.path)
+                try database.write { db in
+                    for table in ["rollingsync_registration", "rollingsync_outgoing"] where try db.tableExists(table) {
+                        try db.execute(sql: "DELETE FROM \(table)")
+                    }
+                }
+                try database.close()
+            } catch {
+                try? FileManager.default.removeItem(at: destination)
+                throw SyncError(.local, "cannot write the downloaded whole store to \(destination.path): \(error)", underlying: error)
+            }
+            return (client: unit.client, unit: unit.name)
+        }
+        guard let installed else {
+            throw SyncError(.noWholeStore, "document \(documentID) has no usable whole store")
+        }
+        return installed
+    }
+}
