@@ -91,7 +91,11 @@ struct VacuumTests {
 
     @Test("a client that slept through a vacuum re-bootstraps and keeps its unpushed edits", arguments: Backend.allCases)
     func sleepingClientConverges(backend: Backend) async throws {
-        let remote = try TestRemote(backend)
+        try await Self.sleepingClientConverges(through: try TestRemote(backend))
+    }
+
+    /// The sleeping-client scenario, on any remote (also run through the real servers).
+    static func sleepingClientConverges(through remote: TestRemote) async throws {
         let (anna, ben) = try await TestClient.syncedPair(on: remote)
         try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox'); INSERT INTO note VALUES ('n1', 'f1', 'One', 'a', 1)")
         try await anna.sync()

@@ -8,7 +8,11 @@ import Testing
 struct WholeStoreTests {
     @Test("a new client bootstraps from a whole store plus the tail and ends with the others' data", arguments: Backend.allCases)
     func bootstrapEqualsOthersData(backend: Backend) async throws {
-        let remote = try TestRemote(backend)
+        try await Self.bootstrapEqualsOthersData(through: try TestRemote(backend))
+    }
+
+    /// The bootstrap scenario, on any remote (also run through the real servers).
+    static func bootstrapEqualsOthersData(through remote: TestRemote) async throws {
         let (anna, ben) = try await TestClient.syncedPair(on: remote)
         try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox'); INSERT INTO note VALUES ('n1', 'f1', 'One', 'a', 1)")
         try await anna.sync()
