@@ -39,7 +39,7 @@ public actor DocumentSyncManager {
 
     let application: ApplicationSyncManager
     private let documentDescription: String
-    let delegate: any DocumentSyncDelegate
+    private let delegate: any DocumentSyncDelegate
     let state: LocalSyncState
     let broadcaster = ProgressBroadcaster()
     private var lastOperation: Task<Void, Never>?

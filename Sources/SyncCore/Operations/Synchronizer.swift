@@ -6,7 +6,9 @@ import RemoteProtocol
 ///
 /// 1. **Check**: list `IntegrityKey/` and compare with the adopted key.
 /// 2. **List**: list `SyncChanges/` once, then each other client's directory once; names carry
-///    the clock, so the sets not applied yet are found and ordered without any download. A set
+///    the clock, so the sets not applied yet are found and ordered without any download. A
+///    vacuum marker naming a set never applied here stops the pass (``Outcome/historyMissing``):
+///    the manager installs a whole store, keeping unpushed changes, and runs another pass. A set
 ///    whose upload an earlier sync left unknown is settled now (one `exists`), before applying.
 /// 3. **Download, verify, apply** each in clock order (then id), through the codec (which verifies)
 ///    and the change-set checksum, downloading a few sets ahead of the one being applied; the local store applies each set atomically with conflict
@@ -67,9 +69,9 @@ struct Synchronizer: Sendable {
     }
 
     /// Every other client's sets (one listing each) and those not applied yet, in apply order
-    /// (with ``includeOwnSets``, this client's own sets too: after a whole-store install, those the
-    /// store lacks are applied like any other); the first client whose vacuum marker names a set never applied
-    /// here; `nil` if this client's own directory is missing.
+    /// (with ``includeOwnSets``, this client's own sets too: after a whole-store install, those
+    /// the store lacks are applied like any other); the first client whose vacuum marker names a
+    /// set never applied here; `nil` if this client's own directory is missing.
     private func listUnappliedSets() async throws
         -> (all: [SyncIdentifier: [ChangeSetName]], unapplied: [RemoteSet], missingHistory: SyncIdentifier?)?
     {
