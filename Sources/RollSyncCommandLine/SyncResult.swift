@@ -1,0 +1,84 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// What one sync did, for people and for scripts (and recorded as the database's last sync).
+struct SyncResult: CommandResult, Codable {
+    /// One conflict and the value that won.
+    struct ConflictLine: Codable {
+        var table: String
+        var key: String
+        var column: String
+        var local: String
+        var remote: String
+        var kept: String
+    }
+
+    var command = "sync"
+    var database: String
+    var appliedSets: Int
+    var appliedChanges: Int
+    var pushedChanges: Int
+    var conflicts: [ConflictLine]
+    var warnings: [String]
+    var requests: Int
+    var bytesUploaded: Int64
+    var bytesDownloaded: Int64
+    var seconds: Double
+    var finishedAt: Date
+
+    /// The result of `report` for `database`.
+    init(database: String, report: SyncReport) {
+        self.database = database
+        appliedSets = report.appliedSets
+        appliedChanges = report.appliedChanges
+        pushedChanges = report.pushedChanges
+        conflicts = report.conflicts.map { resolved in
+            let conflict = resolved.conflict
+            let kept: DatabaseValue = switch resolved.resolution {
+            case .local: conflict.localValue
+            case .remote: conflict.remoteValue
+            case .merged(let value): value
+            }
+            return ConflictLine(
+                table: conflict.table, key: Self.text(conflict.key), column: conflict.column,
+                local: Self.text(conflict.localValue), remote: Self.text(conflict.remoteValue), kept: Self.text(kept)
+            )
+        }
+        warnings = report.warnings.map { String(describing: $0) }
+        requests = report.requests
+        bytesUploaded = report.bytesUploaded
+        bytesDownloaded = report.bytesDownloaded
+        seconds = report.finishedAt.timeIntervalSince(report.startedAt)
+        finishedAt = report.finishedAt
+    }
+
+    var humanLines: [String] {
+        var lines = [
+            "\(database): applied \(appliedChanges) changes from \(appliedSets) change sets, pushed \(pushedChanges) changes; "
+                + "\(requests) requests, \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
+                + String(format: "%.2f s", seconds)
+        ]
+        lines += conflicts.map {
+            "  conflict: \($0.table) \($0.key) \($0.column): here \($0.local), elsewhere \($0.remote) → kept \($0.kept)"
+        }
+        lines += warnings.map { "  warning: \($0)" }
+        return lines
+    }
+
+    /// A value as people read it: text quoted, NULL spelled out.
+    static func text(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: "NULL"
+        case .int64(let number): String(number)
+        case .double(let number): String(number)
+        case .string(let string): "\"\(string)\""
+        case .blob(let data): "<\(data.count) bytes>"
+        }
+    }
+
+    /// `12.3 kB`.
+    static func bytes(_ count: Int64) -> String {
+        ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
+    }
+}
