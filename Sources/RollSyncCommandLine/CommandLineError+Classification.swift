@@ -4,8 +4,9 @@ import RemoteProtocol
 import SyncCore
 
 extension CommandLineError {
-    /// Classifies any error a command meets into a kind, a one-line message and a hint.
-    init(classifying error: any Error) {
+    /// Classifies an error of RollingSync or SQLite into a kind, a one-line message and a hint;
+    /// `nil` for other errors (those of the argument parser: help, usage).
+    init?(classifying error: any Error) {
         switch error {
         case let error as CommandLineError:
             self = error
@@ -18,7 +19,7 @@ extension CommandLineError {
         case let error as DatabaseError:
             self.init(.localDatabase, "the database failed: \(error.message ?? error.description)")
         default:
-            self.init(.remote, String(describing: error))
+            return nil
         }
     }
 

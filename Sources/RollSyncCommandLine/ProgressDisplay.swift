@@ -47,8 +47,8 @@ final class ProgressDisplay: Sendable {
         line += " [" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
         if event.itemsTotal > 0 { line += " \(event.itemsDone)/\(event.itemsTotal) sets" }
         if event.bytesDone > 0 || event.bytesTotal > 0 {
-            line += "  " + ByteCountFormatter.string(fromByteCount: event.bytesDone, countStyle: .file)
-            if event.bytesTotal > 0 { line += "/" + ByteCountFormatter.string(fromByteCount: event.bytesTotal, countStyle: .file) }
+            line += "  " + SyncResult.bytes(event.bytesDone)
+            if event.bytesTotal > 0 { line += "/" + SyncResult.bytes(event.bytesTotal) }
         }
         return line
     }

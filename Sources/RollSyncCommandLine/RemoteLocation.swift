@@ -34,7 +34,18 @@ struct RemoteLocation: Sendable {
         return RemoteLocation(url: URL(fileURLWithPath: path).standardizedFileURL, settings: settings)
     }
 
-    /// The URL without user name, for messages.
+    /// Creates the folder of a `file://` remote if it is missing (`init` does, so a walkthrough can
+    /// name a new folder); other schemes are left to their servers.
+    func createFolderIfLocal() throws {
+        guard url.isFileURL else { return }
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw CommandLineError(.remote, "the folder \(url.path) cannot be created: \(error.localizedDescription)")
+        }
+    }
+
+    /// The URL, for messages.
     var displayURL: String {
         url.absoluteString
     }

@@ -40,7 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
         do {
             result.clients = try await Self.clients(settings)
         } catch {
-            result.clientsUnavailable = CommandLineError(classifying: error).message
+            result.clientsUnavailable = CommandLineError(classifying: error)?.message ?? String(describing: error)
         }
         try output.console.emit(result)
     }

@@ -77,8 +77,15 @@ struct SyncResult: CommandResult, Codable {
         }
     }
 
-    /// `12.3 kB`.
+    /// `512 B`, `12.3 kB`, `4.0 MB` (decimal units).
     static func bytes(_ count: Int64) -> String {
-        ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
+        let units = ["B", "kB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
     }
 }
