@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "InMemoryRemote", targets: ["InMemoryRemote"]),
         .library(name: "FileRemote", targets: ["FileRemote"]),
         .library(name: "SFTPRemote", targets: ["SFTPRemote"]),
+        .library(name: "WebDAVRemote", targets: ["WebDAVRemote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
         .library(name: "SyncCore", targets: ["SyncCore"]),
@@ -51,6 +52,12 @@ let package = Package(
         .target(
             name: "SFTPRemote",
             dependencies: ["RemoteProtocol", "RemoteTransportSupport", "CLibSSH2"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(
+            name: "WebDAVRemote",
+            dependencies: ["CCurl", "RemoteProtocol", "RemoteTransportSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
@@ -95,6 +102,12 @@ let package = Package(
             path: "Benchmarks/SFTPBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
+        .executableTarget(
+            name: "WebDAVBenchmark",
+            dependencies: ["WebDAVRemote", "RemoteProtocol"],
+            path: "Benchmarks/WebDAVBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
 
         // MARK: Tests
 
@@ -117,6 +130,11 @@ let package = Package(
         .testTarget(
             name: "SFTPRemoteTests",
             dependencies: ["SFTPRemote", "RemoteStoreConformance", "RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "WebDAVRemoteTests",
+            dependencies: ["WebDAVRemote", "RemoteProtocol", "RemoteStoreConformance"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

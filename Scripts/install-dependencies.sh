@@ -9,6 +9,8 @@ packages=(
     libssh2-1-dev                              # SFTPRemote
     openssh-server openssh-client              # the real sshd the SFTP tests run against
     apache2 apache2-utils                      # the real Apache mod_dav the WebDAV tests run against
+    openssl                                    # the test CA and certificate of Apache's TLS port
+    curl                                       # readiness polls of the WebDAV servers; WebDAVBenchmark's baseline
     python3-venv                               # wsgidav, the second WebDAV server, lives in a venv
 )
 

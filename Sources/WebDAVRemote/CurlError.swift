@@ -1,0 +1,19 @@
+import CCurl
+
+/// A libcurl failure, kept as the ``RemoteProtocol/RemoteStoreError/underlying`` error of the
+/// WebDAV store's errors: libcurl's numeric code and its explanation (never a credential).
+public struct CurlError: Error, Sendable, CustomStringConvertible {
+    /// libcurl's `CURLcode` value (for example 7 for "couldn't connect", 28 for a timeout).
+    public let code: Int
+    /// libcurl's text for the failure, with the details of its error buffer when there are any.
+    public let message: String
+
+    /// Describes `code`, with `detail` from libcurl's error buffer if it says more.
+    init(_ code: CURLcode, detail: String) {
+        self.code = Int(code.rawValue)
+        let summary = String(cString: curl_easy_strerror(code))
+        message = detail.isEmpty || detail == summary ? summary : "\(summary): \(detail)"
+    }
+
+    public var description: String { "libcurl error \(code): \(message)" }
+}

@@ -1,0 +1,44 @@
+import CCurl
+import RemoteProtocol
+
+extension RemoteStoreError {
+    /// The error for a transfer that libcurl could not complete (no usable HTTP response).
+    ///
+    /// Connection failures and drops are `unavailable` and timeouts `timedOut` (both retryable);
+    /// a body shorter than its Content-Length or a garbled reply is `invalidResponse`; an untrusted
+    /// TLS certificate is `hostKeyUnknown`; a refused login is `authenticationFailed`; anything else
+    /// is `io`. The libcurl code and text are kept as ``underlying``.
+    static func transport(_ code: CURLcode, detail: String) -> RemoteStoreError {
+        let underlying = CurlError(code, detail: detail)
+        let (errorCode, message) = classification(of: code)
+        return RemoteStoreError(errorCode, message: "\(message) (\(underlying.message))", underlying: underlying)
+    }
+
+    private static func classification(of code: CURLcode) -> (Code, String) {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
+            return (.unavailable, "the WebDAV server could not be reached")
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SSL_CONNECT_ERROR, CURLE_HTTP2,
+            CURLE_HTTP2_STREAM:
+            return (.unavailable, "the connection to the WebDAV server dropped")
+        case CURLE_OPERATION_TIMEDOUT:
+            return (.timedOut, "the WebDAV server did not answer in time")
+        case CURLE_PARTIAL_FILE:
+            return (.invalidResponse, "the response body is shorter than its Content-Length")
+        case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_TOO_MANY_REDIRECTS:
+            return (.invalidResponse, "the WebDAV server's reply is not valid HTTP")
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return (.hostKeyUnknown, "the server's TLS certificate is not trusted (see the ca-file setting)")
+        case CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
+            return (.localFile, "the configured certificate file cannot be used")
+        case CURLE_LOGIN_DENIED:
+            return (.authenticationFailed, "the WebDAV server refused the credentials")
+        case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
+            return (.unsupported, "the WebDAV URL cannot be used")
+        case CURLE_SEND_FAIL_REWIND:
+            return (.io, "the upload could not be restarted for an authentication round-trip")
+        default:
+            return (.io, "the WebDAV transfer failed")
+        }
+    }
+}

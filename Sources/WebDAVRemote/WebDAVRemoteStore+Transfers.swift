@@ -1,0 +1,136 @@
+import Foundation
+import RemoteProtocol
+
+extension WebDAVRemoteStore {
+    /// A fresh URL for a temporary file in `directory` (its name starts with
+    /// ``RemotePath/reservedTemporaryPrefix``, so listings hide it).
+    func temporaryURL(in directory: RemotePath) -> String {
+        client.endpoint.url(
+            components: directory.components + [RemotePath.reservedTemporaryPrefix + UUID().uuidString],
+            collection: false
+        )
+    }
+
+    /// Runs `body`, which creates the temporary resource at `url`; if it fails or is cancelled the
+    /// resource is deleted (by a request that the cancellation does not stop) before the error is
+    /// rethrown.
+    func withTemporaryResource(_ url: String, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            let client = client
+            await Task {
+                _ = try? await client.send(
+                    HTTPRequest(method: "DELETE", url: url),
+                    for: nil,
+                    accepting: [200, 202, 204, 404],
+                    idempotent: true
+                )
+            }.value
+            throw error
+        }
+    }
+
+    /// PUTs the local file to `url` (a temporary name or, when no MOVE can follow, the target).
+    /// - Throws: `notFound` or `notADirectory` when the parent is missing or a file.
+    func put(_ localFile: URL, size: Int64, at url: String, for path: RemotePath) async throws {
+        let response = try await client.send(
+            HTTPRequest(method: "PUT", url: url, body: .file(localFile, size: size)),
+            for: path,
+            accepting: [200, 201, 204, 400, 404, 409],
+            idempotent: true
+        )
+        if !response.isSuccess {
+            throw try await parentFailure(of: path, status: response.status, method: "PUT")
+        }
+    }
+
+    /// MOVEs the temporary file at `temporary` onto `path`, replacing what is there.
+    ///
+    /// The point of no return: once the MOVE is sent the call completes even if the task is
+    /// cancelled, since the server may already have replaced the target (a cancelled upload must
+    /// either leave the old content or complete).
+    func moveIntoPlace(_ temporary: String, to path: RemotePath) async throws {
+        try Task.checkCancellation()
+        let client = client
+        let destination = client.endpoint.url(for: path, collection: false)
+        try await Task {
+            _ = try await client.send(
+                HTTPRequest(method: "MOVE", url: temporary, headers: ["Destination: \(destination)", "Overwrite: T"]),
+                for: path,
+                accepting: [201, 204],
+                idempotent: false
+            )
+        }.value
+    }
+
+    /// Checks that a GET delivered as many bytes as its Content-Length announced.
+    /// - Throws: `invalidResponse` on a mismatch.
+    static func checkLength(of response: HTTPResponse, at path: RemotePath) throws {
+        if let announced = response.contentLength, announced != response.receivedByteCount {
+            throw RemoteStoreError(
+                .invalidResponse,
+                path: path,
+                message: "received \(response.receivedByteCount) bytes but Content-Length announced \(announced)"
+            )
+        }
+    }
+
+    /// True if the GET `response` delivered the version that `entry` (a PROPFIND made after it)
+    /// describes: the same size and, when both carry one, the same ETag. False if the file
+    /// changed in between (the download should start over).
+    /// - Throws: `invalidResponse` if both name the same ETag but the sizes differ: the server
+    ///   sent a wrong length.
+    static func describeSameVersion(_ response: HTTPResponse, _ entry: MultistatusEntry, at path: RemotePath) throws -> Bool {
+        let sameSize = entry.contentLength.map { $0 == response.receivedByteCount } ?? true
+        guard let fetchedTag = normalized(etag: response.headers["etag"]), let listedTag = normalized(etag: entry.etag) else {
+            return sameSize
+        }
+        if fetchedTag == listedTag && !sameSize {
+            throw RemoteStoreError(
+                .invalidResponse,
+                path: path,
+                message: "received \(response.receivedByteCount) bytes of a file listed with \(entry.contentLength ?? 0)"
+            )
+        }
+        return sameSize && fetchedTag == listedTag
+    }
+
+    /// An ETag without the weak marker and quotes (servers differ: `W/"…"`, `"…"`, bare).
+    private static func normalized(etag: String?) -> String? {
+        guard var tag = etag?.trimmingCharacters(in: .whitespaces), !tag.isEmpty else { return nil }
+        if tag.hasPrefix("W/") { tag.removeFirst(2) }
+        return tag.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+    }
+
+    /// The size of the local regular file to upload.
+    /// - Throws: `localFile` if it is missing, unreadable or not a regular file.
+    static func sizeOfLocalFile(_ url: URL, for path: RemotePath) throws -> Int64 {
+        var info = stat()
+        guard stat(url.path, &info) == 0 else {
+            throw RemoteStoreError(
+                .localFile,
+                path: path,
+                message: "cannot read the local file \(url.path): \(String(cString: strerror(errno)))"
+            )
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw RemoteStoreError(.localFile, path: path, message: "the local path \(url.path) is not a regular file")
+        }
+        guard access(url.path, R_OK) == 0 else {
+            throw RemoteStoreError(.localFile, path: path, message: "the local file \(url.path) is not readable")
+        }
+        return Int64(info.st_size)
+    }
+
+    /// Renames the finished download `partial` to `localFile`, replacing it.
+    static func replace(_ localFile: URL, with partial: URL, for path: RemotePath) throws {
+        guard rename(partial.path, localFile.path) == 0 else {
+            throw RemoteStoreError(
+                .localFile,
+                path: path,
+                message: "cannot move the download into place at \(localFile.path): \(String(cString: strerror(errno)))"
+            )
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import RemoteProtocol
+
+/// A ``RemoteStore`` on a WebDAV server (RFC 4918), spoken through libcurl.
+///
+/// Open it from a URL such as `webdavs://dav.example.com/sync/app` (HTTPS) or
+/// `webdav://127.0.0.1:8080/dav` (plain HTTP); `https://` and `http://` are accepted as well when
+/// the store is created directly. The URL's path is the store's root collection, which must exist.
+/// Settings and secrets are described in the backend's documentation (`Docs/Backends/WebDAV.md`):
+/// `user`, `auth` (basic/digest/any), `password-env`, `netrc`, `netrc-file`, `ca-file`, timeouts,
+/// `retries`, `connections`; the password is the secret `password`.
+///
+/// How the contract maps onto WebDAV:
+/// - ``exists(_:)`` is a `PROPFIND` with `Depth: 0`, ``list(_:)`` one with `Depth: 1`, both with an
+///   explicit property list (resourcetype, getcontentlength, getlastmodified, getetag).
+/// - ``upload(contentsOf:to:)`` streams the file with `PUT` (with Content-Length) to a temporary
+///   name in the target's collection, then `MOVE`s it into place with `Overwrite: T`. Readers never
+///   see a partial file. The replacement is **not atomic** on Apache mod_dav_fs or wsgidav: both
+///   unlink the old file before renaming the new one (measured with strace), so
+///   ``RemoteCapabilities/atomicReplace`` is false. A target whose name holds `?` or `;` is
+///   written by a direct `PUT` instead (see `WebDAVEndpoint.destinationHeaderCanCarry(_:)`).
+/// - ``download(_:to:)`` streams `GET` to a temporary local file, checks the byte count against
+///   Content-Length, then confirms with `PROPFIND` that the resource is a file and still the
+///   version the GET described (same ETag and size) before renaming the file into place. Apache
+///   takes a GET's Content-Length and ETag from a `stat` made before it opens the file, so a GET
+///   racing a replacement can deliver the head of the *new* file under the *old* length; the
+///   confirmation catches that and the download starts over.
+/// - ``copy(_:to:)`` is a server-side `COPY` to a temporary name, then `MOVE` into place.
+/// - ``delete(_:)`` is `DELETE` (a 404 means already gone).
+///
+/// Every request runs on a pooled libcurl handle owned by an actor on its own thread, never on
+/// Swift's cooperative pool. Idempotent requests are retried after dropped connections, timeouts,
+/// 423, 429 and 5xx; unexpected or malformed answers throw `invalidResponse`.
+public final class WebDAVRemoteStore: RemoteStore {
+    /// Server-side copy, no atomic replacement, one-second modification times (set by the server).
+    public let capabilities = RemoteCapabilities(
+        serverSideCopy: true,
+        atomicReplace: false,
+        modificationTimePrecision: .seconds(1)
+    )
+
+    let client: WebDAVClient
+
+    /// How often a download starts over when the file changed while it was read.
+    static let consistentDownloadAttempts = 5
+
+    /// The property list every PROPFIND asks for.
+    static let propfindBody = Data(
+        """
+        <?xml version="1.0" encoding="utf-8"?>
+        <D:propfind xmlns:D="DAV:"><D:prop><D:resourcetype/><D:getcontentlength/><D:getlastmodified/><D:getetag/></D:prop></D:propfind>
+        """.utf8
+    )
+
+    /// Opens a store for `configuration.url` (`webdav`, `webdavs`, `http` or `https`). No request
+    /// is sent until the first call.
+    ///
+    /// - Parameter environment: where the variable named by the `password-env` setting is read.
+    /// - Throws: ``RemoteStoreError`` with code `unsupported` for an unusable URL, an unknown
+    ///   setting or an invalid value.
+    public init(
+        configuration: RemoteStoreConfiguration,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
+        client = WebDAVClient(settings: try WebDAVSettings(configuration, environment: environment))
+    }
+
+    /// How many HTTP requests this store has sent since it was opened, counting every retry and
+    /// redirect: a measure of what an operation costs (a `list` is one PROPFIND).
+    public var requestCount: Int { client.requestCount }
+
+    /// `PROPFIND` with `Depth: 0`; `nil` for 404, 409, or Apache's 400 below a file.
+    public func exists(_ path: RemotePath) async throws -> RemoteItem? {
+        try await properties(of: path).map { item(for: $0, at: path) }
+    }
+
+    /// `MKCOL`, creating missing parents after a 409 and telling a collection from a file after a 405.
+    public func createDirectory(at path: RemotePath) async throws {
+        guard !path.isRoot else { return }
+        switch try await makeCollection(path) {
+        case .created:
+            return
+        case .exists:
+            try await confirmDirectory(path)
+        case .parentMissing:
+            if let parent = path.parent, !parent.isRoot {
+                do {
+                    try await createDirectory(at: parent)
+                } catch RemoteStoreError.Code.alreadyExists {
+                    throw RemoteStoreError(.notADirectory, path: path, message: "a file stands at \(parent)")
+                }
+            }
+            if try await makeCollection(path) != .created {
+                try await confirmDirectory(path)
+            }
+        }
+    }
+
+    /// `PUT` to a temporary name in the target's collection, then `MOVE` with `Overwrite: T`.
+    public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+        let size = try Self.sizeOfLocalFile(localFile, for: path)
+        guard let parent = path.parent else {
+            throw RemoteStoreError(.isADirectory, path: path, message: "the root is a directory")
+        }
+        if try await properties(of: path)?.isCollection == true {
+            throw RemoteStoreError(.isADirectory, path: path, message: "a directory stands where the file is to be uploaded")
+        }
+        guard WebDAVEndpoint.destinationHeaderCanCarry(path) else {
+            try await put(localFile, size: size, at: client.endpoint.url(for: path, collection: false), for: path)
+            return
+        }
+        let temporary = temporaryURL(in: parent)
+        try await withTemporaryResource(temporary) {
+            try await put(localFile, size: size, at: temporary, for: path)
+            try await moveIntoPlace(temporary, to: path)
+        }
+    }
+
+    /// `GET` streamed to a temporary local file, confirmed by `PROPFIND`, then renamed into place.
+    public func download(_ path: RemotePath, to localFile: URL) async throws {
+        let partial = localFile.deletingLastPathComponent()
+            .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
+        do {
+            for _ in 0..<Self.consistentDownloadAttempts {
+                let response = try await client.send(
+                    HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
+                    for: path,
+                    accepting: [200, 404],
+                    idempotent: true
+                )
+                guard let entry = try await properties(of: path) else {
+                    throw RemoteStoreError(.notFound, path: path, message: "no file to download")
+                }
+                if entry.isCollection {
+                    throw RemoteStoreError(.isADirectory, path: path, message: "a directory cannot be downloaded")
+                }
+                guard response.status == 200 else { continue }
+                try Self.checkLength(of: response, at: path)
+                if try Self.describeSameVersion(response, entry, at: path) {
+                    try Self.replace(localFile, with: partial, for: path)
+                    return
+                }
+            }
+            throw RemoteStoreError(.unavailable, path: path, message: "the file kept changing while it was downloaded")
+        } catch {
+            unlink(partial.path)
+            throw error
+        }
+    }
+
+    /// Server-side `COPY` to a temporary name, then `MOVE` into place.
+    public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+        guard let sourceEntry = try await properties(of: source) else {
+            throw RemoteStoreError(.notFound, path: source, message: "the file to copy does not exist")
+        }
+        guard !sourceEntry.isCollection else {
+            throw RemoteStoreError(.isADirectory, path: source, message: "copying directories is not supported")
+        }
+        guard source != destination else { return }
+        guard let parent = destination.parent, try await properties(of: destination)?.isCollection != true else {
+            throw RemoteStoreError(.isADirectory, path: destination, message: "a directory stands at the copy's destination")
+        }
+        guard WebDAVEndpoint.destinationHeaderCanCarry(destination) else {
+            try await copyThroughClient(source, to: destination)
+            return
+        }
+        let temporary = temporaryURL(in: parent)
+        try await withTemporaryResource(temporary) {
+            let copy = try await client.send(
+                HTTPRequest(
+                    method: "COPY",
+                    url: client.endpoint.url(for: source, collection: false),
+                    headers: ["Destination: \(temporary)", "Overwrite: T", "Depth: 0"]
+                ),
+                for: destination,
+                accepting: [201, 204, 400, 404, 409],
+                idempotent: true
+            )
+            if !copy.isSuccess {
+                throw try await parentFailure(of: destination, status: copy.status, method: "COPY")
+            }
+            try await moveIntoPlace(temporary, to: destination)
+        }
+    }
+
+    /// `PROPFIND` with `Depth: 1`: one request whatever the number of children.
+    public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+        let response = try await propfind(directory, collection: true, depth: 1)
+        guard response.status == 207 else {
+            switch try await properties(of: directory)?.isCollection {
+            case nil: throw RemoteStoreError(.notFound, path: directory, message: "no directory to list")
+            case false: throw RemoteStoreError(.notADirectory, path: directory, message: "a file cannot be listed")
+            case true: throw RemoteStoreError.httpStatus(response.status, method: "PROPFIND", path: directory)
+            }
+        }
+        let entries = try MultistatusParser.parse(response.body, path: directory)
+        return try Self.children(in: entries, of: directory, endpoint: client.endpoint).map { item(for: $0.entry, at: $0.path) }
+    }
+
+    /// `DELETE` (with a trailing slash for collections); a missing path is success.
+    public func delete(_ path: RemotePath) async throws {
+        guard !path.isRoot else {
+            throw RemoteStoreError(.invalidPath, path: path, message: "the store's root cannot be deleted")
+        }
+        // A 207 lists members that could not be deleted, often because a concurrent DELETE removed
+        // them first: look again, and delete what is left.
+        for _ in 0..<Self.consistentDownloadAttempts {
+            guard let entry = try await properties(of: path) else { return }
+            let response = try await client.send(
+                HTTPRequest(method: "DELETE", url: client.endpoint.url(for: path, collection: entry.isCollection)),
+                for: path,
+                accepting: [200, 202, 204, 207, 404],
+                idempotent: true
+            )
+            if response.status != 207 { return }
+        }
+        throw RemoteStoreError(.io, path: path, message: "the server could not delete everything inside the directory")
+    }
+
+    /// Closes the pooled connections; later calls fail with `unavailable`.
+    public func close() async {
+        await client.close()
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import RemoteProtocol
+import Synchronization
+import Testing
+import WebDAVRemote
+
+/// Broken server answers must give `invalidResponse`, never a crash, a wrong listing or a
+/// half-written local file. Each test runs its own ``FaultInjectingHTTPServer``.
+struct FaultInjectionTests {
+    private static let fileBody = Data((0..<1000).map { UInt8($0 % 251) })
+
+    private func store(on server: FaultInjectingHTTPServer) throws -> WebDAVRemoteStore {
+        try WebDAVRemoteStore(
+            configuration: RemoteStoreConfiguration(url: server.url, settings: ["retries": "1", "netrc": "off"])
+        )
+    }
+
+    private func expectInvalidResponse(_ operation: () async throws -> Void) async {
+        await #expect {
+            try await operation()
+        } throws: { error in
+            (error as? RemoteStoreError)?.code == .invalidResponse
+        }
+    }
+
+    @Test func malformedMultistatusGivesInvalidResponse() async throws {
+        let server = try FaultInjectingHTTPServer { _, _ in
+            let xml = #"<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:response><D:href>/a</D:href><D:propstat>"#
+            return FaultInjectingHTTPServer.response(status: "207 Multi-Status", body: Data(xml.utf8))
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        await expectInvalidResponse { _ = try await store.list(.root) }
+        await expectInvalidResponse { _ = try await store.exists("a") }
+    }
+
+    @Test func htmlErrorPagesGiveInvalidResponse() async throws {
+        let page = Data("<!DOCTYPE html><html><head><title>Welcome</title></head><body><p>Login</p></body></html>".utf8)
+        let server = try FaultInjectingHTTPServer { method, _ in
+            // A portal answering 200 to everything, and 207 with HTML for PROPFIND.
+            method == "PROPFIND"
+                ? FaultInjectingHTTPServer.response(status: "207 Multi-Status", headers: ["Content-Type: text/html"], body: page)
+                : FaultInjectingHTTPServer.response(status: "200 OK", headers: ["Content-Type: text/html"], body: page)
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        await expectInvalidResponse { _ = try await store.list(.root) }
+        await expectInvalidResponse { try await store.createDirectory(at: "dir") }
+    }
+
+    @Test func listingWithForeignHrefIsRejectedNotReturned() async throws {
+        let server = try FaultInjectingHTTPServer { _, _ in
+            FaultInjectingHTTPServer.multistatus(files: ["/a.txt", "/elsewhere/b.txt"], size: 3)
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        await expectInvalidResponse { _ = try await store.list(.root) }
+    }
+
+    @Test func truncatedBodyGivesInvalidResponseAndNoLocalFile() async throws {
+        let body = Self.fileBody
+        let server = try FaultInjectingHTTPServer { method, _ in
+            method == "PROPFIND"
+                ? FaultInjectingHTTPServer.multistatus(files: ["/file.bin"], size: body.count)
+                : FaultInjectingHTTPServer.response(status: "200 OK", body: body.prefix(100), contentLength: body.count)
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        let local = try LocalScratchFile()
+        defer { local.remove() }
+        await expectInvalidResponse { try await store.download("file.bin", to: local.url) }
+        #expect(!FileManager.default.fileExists(atPath: local.url.path))
+    }
+
+    @Test func contentLengthShorterThanTheFileGivesInvalidResponse() async throws {
+        let body = Self.fileBody
+        let server = try FaultInjectingHTTPServer { method, _ in
+            method == "PROPFIND"
+                ? FaultInjectingHTTPServer.multistatus(files: ["/file.bin"], size: body.count)
+                : FaultInjectingHTTPServer.response(status: "200 OK", headers: ["ETag: \"v1\""], body: body, contentLength: 10)
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        let local = try LocalScratchFile()
+        defer { local.remove() }
+        let previous = Data("previous content".utf8)
+        try previous.write(to: local.url)
+        await expectInvalidResponse { try await store.download("file.bin", to: local.url) }
+        #expect(try Data(contentsOf: local.url) == previous)
+    }
+
+    @Test func truncatedMultistatusGivesInvalidResponse() async throws {
+        let server = try FaultInjectingHTTPServer { _, _ in
+            let full = FaultInjectingHTTPServer.multistatus(files: ["/a.txt", "/b.txt"], size: 3)
+            return full.prefix(full.count - 40)
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        await expectInvalidResponse { _ = try await store.list(.root) }
+    }
+
+    @Test func serverErrorPageMapsToUnavailable() async throws {
+        let server = try FaultInjectingHTTPServer { _, _ in
+            FaultInjectingHTTPServer.response(
+                status: "503 Service Unavailable",
+                headers: ["Content-Type: text/html"],
+                body: Data("<html><body><h1>Maintenance</h1></body></html>".utf8)
+            )
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        await #expect {
+            _ = try await store.list(.root)
+        } throws: { error in
+            guard let error = error as? RemoteStoreError else { return false }
+            return error.code == .unavailable && error.isRetryable && error.message.contains("Maintenance")
+        }
+    }
+
+    @Test func redirectsKeepTheMethodAndStayOnTheServer() async throws {
+        let methods = Mutex<[String]>([])
+        let server = try FaultInjectingHTTPServer { method, path in
+            methods.withLock { $0.append("\(method) \(path)") }
+            switch path {
+            case "/":
+                return FaultInjectingHTTPServer.response(status: "301 Moved Permanently", headers: ["Location: /moved/"], body: Data())
+            case "/moved/":
+                return FaultInjectingHTTPServer.multistatus(files: [], size: 0)
+            default:
+                return FaultInjectingHTTPServer.response(
+                    status: "307 Temporary Redirect", headers: ["Location: http://192.0.2.1/elsewhere"], body: Data()
+                )
+            }
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        // The redirected listing is requested again with PROPFIND (not GET) at the new location.
+        #expect(try await store.list(.root).isEmpty)
+        #expect(methods.withLock { $0.prefix(2) } == ["PROPFIND /", "PROPFIND /moved/"])
+        await expectInvalidResponse { _ = try await store.exists("away") }
+        #expect(methods.withLock { $0.last } == "PROPFIND /away")
+    }
+
+    @Test func retryableStatusesAreRetried() async throws {
+        let requests = Mutex(0)
+        let server = try FaultInjectingHTTPServer { _, _ in
+            let count = requests.withLock { count in
+                count += 1
+                return count
+            }
+            return count < 3
+                ? FaultInjectingHTTPServer.response(status: "503 Service Unavailable", body: Data())
+                : FaultInjectingHTTPServer.multistatus(files: ["/a.txt"], size: 3)
+        }
+        defer { server.stop() }
+        let store = try WebDAVRemoteStore(
+            configuration: RemoteStoreConfiguration(url: server.url, settings: ["retries": "3", "netrc": "off"])
+        )
+        #expect(try await store.list(.root).map(\.name) == ["a.txt"])
+        #expect(requests.withLock { $0 } == 3)
+        #expect(store.requestCount == 3)
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import RemoteProtocol
+import Testing
+import WebDAVRemote
+
+/// WebDAV-specific behaviour against the real Apache and wsgidav test servers (the contract itself
+/// is covered by the conformance suite).
+@Suite(.enabled(if: WebDAVTestServer.enabled))
+struct WebDAVRemoteStoreTests {
+    private let hostileNames = ["sp ace 世界 ?#&+%.txt", "'quoted\" name", ".leading-dot", "a@b,c;d=e", String(repeating: "é", count: 100)]
+
+    @Test(arguments: WebDAVTestServer.all)
+    func hostileNamesRoundTripAndListExactly(_ server: WebDAVTestServer) async throws {
+        let store = try await server.freshStore()
+        try await store.createDirectory(at: "dir with space/ünïcödé")
+        for (index, name) in hostileNames.enumerated() {
+            try await store.write(Data("content \(index)".utf8), to: RemotePath("dir with space/ünïcödé").appending(name))
+        }
+        let listed = try await store.list("dir with space/ünïcödé")
+        #expect(Set(listed.map(\.name)) == Set(hostileNames.map(\.precomposedStringWithCanonicalMapping)))
+        for (index, name) in hostileNames.enumerated() {
+            let path = try RemotePath("dir with space/ünïcödé").appending(name)
+            #expect(try await store.read(path) == Data("content \(index)".utf8))
+            #expect(try await store.exists(path)?.size == Int64("content \(index)".utf8.count))
+        }
+        #expect(try await store.list("dir with space").map(\.kind) == [.directory])
+        await store.close()
+    }
+
+    @Test(arguments: WebDAVTestServer.all)
+    func uploadLeavesNoTemporaryFileAndReplacesWhole(_ server: WebDAVTestServer) async throws {
+        let store = try await server.freshStore()
+        try await store.write(Data(repeating: 7, count: 100_000), to: "file")
+        try await store.write(Data("short".utf8), to: "file")
+        #expect(try await store.read("file") == Data("short".utf8))
+        #expect(try await store.list(.root).map(\.name) == ["file"])
+        await store.close()
+    }
+
+    @Test(arguments: WebDAVTestServer.all)
+    func statusVariantsMapToContractErrors(_ server: WebDAVTestServer) async throws {
+        let store = try await server.freshStore()
+        try await store.write(Data("x".utf8), to: "file")
+        try await store.createDirectory(at: "dir")
+        try await expectCode(.notADirectory) { try await store.createDirectory(at: "file/below/deeper") }
+        try await expectCode(.alreadyExists) { try await store.createDirectory(at: "file") }
+        try await expectCode(.notFound) { try await store.write(Data(), to: "missing/file") }
+        try await expectCode(.notADirectory) { try await store.write(Data(), to: "file/child") }
+        try await expectCode(.isADirectory) { try await store.write(Data(), to: "dir") }
+        try await expectCode(.notADirectory) { _ = try await store.list("file") }
+        try await expectCode(.notFound) { _ = try await store.list("missing") }
+        try await expectCode(.isADirectory) { _ = try await store.read("dir") }
+        try await expectCode(.notFound) { _ = try await store.read("missing") }
+        try await expectCode(.notFound) { try await store.copy("missing", to: "copy") }
+        try await expectCode(.notFound) { try await store.copy("file", to: "missing/copy") }
+        #expect(try await store.exists("file/child") == nil)
+        try await store.delete("missing")
+        try await store.delete("dir")
+        #expect(try await store.exists("dir") == nil)
+        await store.close()
+    }
+
+    @Test(arguments: WebDAVTestServer.all)
+    func copyRunsOnTheServerAndOverwrites(_ server: WebDAVTestServer) async throws {
+        let store = try await server.freshStore()
+        #expect(store.capabilities.serverSideCopy)
+        try await store.write(Data("one".utf8), to: "a")
+        try await store.write(Data("two, longer".utf8), to: "b")
+        try await store.copy("a", to: "b")
+        #expect(try await store.read("b") == Data("one".utf8))
+        try await store.copy("a", to: "a")
+        #expect(try await store.read("a") == Data("one".utf8))
+        #expect(Set(try await store.list(.root).map(\.name)) == ["a", "b"])
+        await store.close()
+    }
+
+    @Test func downloadIntoMissingLocalDirectoryThrowsLocalFile() async throws {
+        let store = try await WebDAVTestServer.apache.freshStore()
+        try await store.write(Data("x".utf8), to: "file")
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID())/file")
+        try await expectCode(.localFile) { try await store.download("file", to: missing) }
+        await store.close()
+    }
+
+    @Test func concurrentCallsShareThePool() async throws {
+        let store = try await WebDAVTestServer.apache.freshStore(settings: ["connections": "2"])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<12 {
+                group.addTask { try await store.write(Data("\(index)".utf8), to: RemotePath("f\(index)")) }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await store.list(.root).count == 12)
+        await store.close()
+    }
+
+    @Test func registryOpensWebDAVSchemes() async throws {
+        let registry = RemoteStoreRegistry()
+        registry.register(WebDAVRemoteStore.self)
+        #expect(registry.schemes == ["webdav", "webdavs"])
+        let configuration = try await WebDAVTestServer.apache.freshConfiguration()
+        let store = try await registry.makeStore(for: configuration)
+        #expect(try await store.list(.root).isEmpty)
+        await store.close()
+    }
+}
+
+/// Runs `operation` and expects a ``RemoteStoreError`` with `code`.
+func expectCode(
+    _ code: RemoteStoreError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ operation: () async throws -> Void
+) async throws {
+    do {
+        try await operation()
+        Issue.record("expected \(code), but the call succeeded", sourceLocation: sourceLocation)
+    } catch let error as RemoteStoreError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    }
+}
