@@ -14,7 +14,8 @@ import RemoteProtocol
 /// 2. Refuses a format newer than this build understands (``SyncError/Code/unsupportedFormat``).
 /// 3. Opens the codec every other file passes through (``RemoteCodecProvider``: plaintext by
 ///    default; the encryption decision and password check happen there).
-/// 4. Registers the client: `ClientDevices/<client>/deviceInfo.json` is written if missing.
+/// 4. Registers the client: `ClientDevices/<client>/deviceInfo.json` is written if missing (and
+///    a tombstone `Information/DeletedClients/<client>.json` left by its removal is deleted).
 public actor ApplicationSyncManager {
     /// The application's identifier.
     public nonisolated let applicationID: SyncIdentifier
@@ -168,6 +169,9 @@ public actor ApplicationSyncManager {
         }
         try await remote.createDirectory(layout.clientDirectory(device.clientID))
         try await remote.writeJSON(device, to: path)
+        // A client removed from the application that comes back is a client again; each
+        // document's own tombstone still lets its delegate decide there.
+        try await remote.delete(layout.deletedClientTombstone(device.clientID))
         return true
     }
 

@@ -31,11 +31,11 @@ public actor DocumentSyncManager {
     /// The local database.
     public nonisolated let localStore: LocalStore
 
-    private let application: ApplicationSyncManager
+    let application: ApplicationSyncManager
     private let documentDescription: String
-    private let delegate: any DocumentSyncDelegate
-    private let state: LocalSyncState
-    private let broadcaster = ProgressBroadcaster()
+    let delegate: any DocumentSyncDelegate
+    let state: LocalSyncState
+    let broadcaster = ProgressBroadcaster()
     private var lastOperation: Task<Void, Never>?
     private var queuedSync: (id: Int, task: Task<SyncReport, any Error>)?
     private var nextSyncID = 0
@@ -129,7 +129,7 @@ public actor DocumentSyncManager {
     }
 
     /// Runs `body` after every operation started before it has ended.
-    private func exclusively<Result: Sendable>(
+    func exclusively<Result: Sendable>(
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let previous = lastOperation
@@ -141,19 +141,25 @@ public actor DocumentSyncManager {
         return try await task.value
     }
 
-    private func performSync() async throws -> SyncReport {
+    func performSync() async throws -> SyncReport {
         var report = SyncReport()
         defer { broadcaster.send(SyncProgress(phase: .finished)) }
         var application = try await self.application.register()
         let counter = CountingRemoteStore(application.remote.store)
         var remote = application.remote.replacingStore(counter)
         var local = try state.registration()
+        var uploadAfterSync = false
         // A document found reset is registered again, once per reset; a second reset within the
         // same sync is reported rather than chased.
         for _ in 0..<3 {
             if local?.isRegistered != true {
                 broadcaster.send(SyncProgress(phase: .registering))
-                report.warnings += try await registerDocument(application, through: remote).warnings
+                let registration = try await registerDocument(application, through: remote)
+                report.warnings += registration.warnings
+                uploadAfterSync = uploadAfterSync || registration.recreatedDeletedDocument
+                if registration.needsWholeStore {
+                    report.wholeStoreInstalled = try await installWholeStore(from: nil, registration.integrityKey, application, remote)
+                }
                 local = try state.registration()
             }
             guard let registration = local, let integrityKey = registration.integrityKey else {
@@ -172,6 +178,9 @@ public actor DocumentSyncManager {
             )
             switch try await synchronizer.run(into: &report) {
             case .completed:
+                if uploadAfterSync {
+                    report.wholeStoreUploaded = try await uploadSnapshot(application, integrityKey, remote)
+                }
                 report.finishedAt = Date()
                 let counts = counter.counts
                 report.requests = counts.requests
@@ -184,6 +193,15 @@ public actor DocumentSyncManager {
                 await self.application.forgetRegistration()
                 application = try await self.application.register()
                 remote = application.remote.replacingStore(counter)
+            case .historyMissing(let client):
+                guard let installed = try await installWholeStore(from: nil, integrityKey, application, remote) else {
+                    throw SyncError(
+                        .historyMissing,
+                        "client \(client) vacuumed change sets this database never applied, and no whole store "
+                            + "of document \(documentID) contains them; local data is untouched"
+                    )
+                }
+                report.wholeStoreInstalled = installed
             }
             local = try state.registration()
         }
@@ -193,7 +211,7 @@ public actor DocumentSyncManager {
         )
     }
 
-    private func registerDocument(_ application: ApplicationRegistration, through remote: CodedRemote) async throws
+    func registerDocument(_ application: ApplicationRegistration, through remote: CodedRemote) async throws
         -> DocumentRegistration
     {
         try await DocumentRegistrar(

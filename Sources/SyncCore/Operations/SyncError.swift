@@ -37,6 +37,15 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// The password supplied does not unlock the application's data key; registering again
         /// asks for it again.
         public static let wrongPassword = Code("wrongPassword")
+        /// Change sets this database needs were removed by a vacuum (it slept while treated as
+        /// retired, or it joins late) and no usable whole store contains them; local data, including
+        /// unpushed changes, is untouched. Another client can upload a whole store to fix it.
+        public static let historyMissing = Code("historyMissing")
+        /// There is no usable whole store to download.
+        public static let noWholeStore = Code("noWholeStore")
+        /// Local changes kept arriving while a whole store was being taken, three times in a row;
+        /// nothing was uploaded. Try again when the application is quieter.
+        public static let busy = Code("busy")
         /// The remote store failed; see ``SyncError/underlying``.
         public static let remote = Code("remote")
         /// The local database failed; see ``SyncError/underlying``.

@@ -29,5 +29,12 @@ public struct SyncReport: Sendable {
     public var finishedAt = Date()
 
     /// Creates an empty report.
+    /// The whole store this sync installed first (after a vacuum removed history it needed, or
+    /// after this client was removed or the document reset), with its re-based local changes.
+    public var wholeStoreInstalled: WholeStoreDownload?
+    /// The whole store this sync uploaded (after it recreated a deleted document, so that the
+    /// other clients re-download from it).
+    public var wholeStoreUploaded: WholeStoreUpload?
+
     public init() {}
 }

@@ -25,6 +25,9 @@ struct Synchronizer: Sendable {
         case completed
         /// The document's integrity key changed or this client's directory is gone.
         case registrationLost
+        /// A vacuum of `client` removed change sets this database never applied: it must install
+        /// a whole store (keeping its unpushed changes) before it can sync.
+        case historyMissing(client: SyncIdentifier)
     }
 
     let remote: CodedRemote
@@ -50,26 +53,35 @@ struct Synchronizer: Sendable {
             return .registrationLost
         }
         guard let listing = try await listUnappliedSets() else { return .registrationLost }
+        if let client = listing.missingHistory { return .historyMissing(client: client) }
         try await apply(listing.unapplied, into: &report)
         try await push(into: &report)
         await recordSync(appliedThrough: try appliedThrough(listing.all), into: &report)
         return .completed
     }
 
-    /// Every other client's sets (one listing each) and those not applied yet, in apply order;
-    /// `nil` if this client's own directory is missing.
-    private func listUnappliedSets() async throws -> (all: [SyncIdentifier: [ChangeSetName]], unapplied: [RemoteSet])? {
+    /// Every client's sets (one listing each) and those not applied yet, in apply order (this
+    /// client's own sets are listed too: after a whole-store install, those the store lacks are
+    /// applied like any other); the first client whose vacuum marker names a set never applied
+    /// here; `nil` if this client's own directory is missing.
+    private func listUnappliedSets() async throws
+        -> (all: [SyncIdentifier: [ChangeSetName]], unapplied: [RemoteSet], missingHistory: SyncIdentifier?)?
+    {
         guard let clients = try await remote.listIfPresent(layout.syncChanges),
             clients.contains(where: { $0.isDirectory && $0.name == clientID.rawValue })
         else { return nil }
         let applied = Set(try local { try localStore.appliedSetIDs() })
         var all: [SyncIdentifier: [ChangeSetName]] = [:]
         var unapplied: [RemoteSet] = []
-        for item in clients where item.isDirectory && item.name != clientID.rawValue {
+        var missingHistory: SyncIdentifier?
+        for item in clients where item.isDirectory {
             guard let client = try? SyncIdentifier(item.name) else { continue }
             let files = try await remote.listIfPresent(layout.changeSets(of: client)) ?? []
             var names: [ChangeSetName] = []
             for file in files where !file.isDirectory {
+                if let marker = VacuumMarkerName(fileName: file.name), !applied.contains(marker.newestRemoved.id) {
+                    missingHistory = missingHistory ?? client
+                }
                 guard let name = ChangeSetName(fileName: file.name) else { continue }
                 names.append(name)
                 if !applied.contains(name.id) {
@@ -79,7 +91,7 @@ struct Synchronizer: Sendable {
             all[client] = names.sorted()
         }
         unapplied.sort { ($0.name, $0.client) < ($1.name, $1.client) }
-        return (all, unapplied)
+        return (all, unapplied, missingHistory)
     }
 
     /// Downloads sets in order, up to ``downloadsAhead`` at a time, and applies each in order as
@@ -247,7 +259,7 @@ struct Synchronizer: Sendable {
     private func appliedThrough(_ all: [SyncIdentifier: [ChangeSetName]]) throws -> [String: String] {
         let applied = Set(try local { try localStore.appliedSetIDs() })
         var result: [String: String] = [:]
-        for (client, names) in all {
+        for (client, names) in all where client != clientID {
             if let newest = names.last(where: { applied.contains($0.id) }) {
                 result[client.rawValue] = newest.fileName
             }

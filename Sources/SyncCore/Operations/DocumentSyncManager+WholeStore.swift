@@ -1,0 +1,118 @@
+import Foundation
+import RemoteProtocol
+
+extension DocumentSyncManager {
+    /// Uploads a snapshot of the local database as this client's new whole store, then removes its
+    /// previous one (see ``WholeStoreUploader`` for the order of writes: a reader never sees a
+    /// half-written unit, and an interruption leaves the previous unit usable).
+    ///
+    /// **Unpushed local changes are pushed first**: the upload runs a full sync, then takes the
+    /// snapshot; a snapshot that still holds unpushed changes (the application wrote meanwhile)
+    /// is not uploaded, since other clients would get those rows without the change set that
+    /// carries them: the sync and snapshot are retried, up to three times.
+    /// - Returns: the new unit; the sync's effects are as for ``synchronize()``.
+    /// - Throws: ``SyncError/Code/busy`` if local changes kept arriving, or the errors of
+    ///   ``synchronize()``.
+    public func uploadWholeStore() async throws -> WholeStoreUpload {
+        try await exclusively {
+            for _ in 0..<3 {
+                _ = try await self.performSync()
+                let application = try await self.application.register()
+                guard let key = try self.state.registration()?.integrityKey else { continue }
+                if let upload = try await self.uploadSnapshot(application, key, application.remote) {
+                    return upload
+                }
+            }
+            throw SyncError(.busy, "local changes kept arriving while the whole store of \(self.documentID) was taken; nothing was uploaded")
+        }
+    }
+
+    /// Downloads a whole store and installs it in place of the local synced data, then syncs the
+    /// tail (every change set, this client's included, that the store does not contain). This is
+    /// the **bootstrap** of a new client; on an existing client it re-bases everything.
+    ///
+    /// - Unpushed local changes are **kept**: re-applied on top of the installed store and pushed
+    ///   by the tail sync (see ``LocalStore/installWholeStore(at:inSameTransaction:)`` and
+    ///   ``WholeStoreInstallation``).
+    /// - **Open connections**: nothing is swapped on disk. The installation is one write
+    ///   transaction through the ``LocalStore/writer`` the application gave, so the application's
+    ///   connections stay valid; its readers see the old data or the new, never a mix, and the
+    ///   application should reload what it displays afterwards (observe the database as usual).
+    /// - The unit is verified (sizes, SHA-256, SQLite `quick_check`) before anything local changes;
+    ///   a damaged or truncated unit is refused and the local database is untouched.
+    /// - Parameter client: whose unit to install; `nil` picks the newest usable unit of any client
+    ///   (by the clock in its name, never server times).
+    /// - Returns: the tail sync's report, with ``SyncReport/wholeStoreInstalled`` set.
+    /// - Throws: ``SyncError/Code/noWholeStore`` if there is no usable unit,
+    ///   ``SyncError/Code/corruptRemoteData`` if none verifies, or the errors of ``synchronize()``.
+    public func downloadWholeStore(from client: SyncIdentifier? = nil) async throws -> SyncReport {
+        try await exclusively {
+            let application = try await self.application.register()
+            if try self.state.registration()?.isRegistered != true {
+                _ = try await self.registerDocument(application, through: application.remote)
+            }
+            guard let key = try self.state.registration()?.integrityKey else {
+                throw SyncError(.notRegistered, "the registration of document \(self.documentID) was not recorded in the database")
+            }
+            guard let installed = try await self.installWholeStore(from: client, key, application, application.remote) else {
+                throw SyncError(
+                    .noWholeStore,
+                    client.map { "client \($0) has no usable whole store of document \(self.documentID)" }
+                        ?? "document \(self.documentID) has no usable whole store"
+                )
+            }
+            var report = try await self.performSync()
+            report.wholeStoreInstalled = installed
+            return report
+        }
+    }
+
+    /// Installs the newest usable unit (see ``WholeStoreDownloader``); `nil` if there is none.
+    func installWholeStore(
+        from client: SyncIdentifier?, _ integrityKey: String, _ application: ApplicationRegistration, _ remote: CodedRemote
+    ) async throws -> WholeStoreDownload? {
+        broadcaster.send(SyncProgress(phase: .downloading))
+        return try await WholeStoreDownloader(
+            remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey, localStore: localStore
+        ).installNewest(from: client)
+    }
+
+    /// Snapshots the database and uploads it; `nil` (nothing uploaded) if the snapshot holds
+    /// unpushed changes.
+    func uploadSnapshot(
+        _ application: ApplicationRegistration, _ integrityKey: String, _ remote: CodedRemote
+    ) async throws -> WholeStoreUpload? {
+        broadcaster.send(SyncProgress(phase: .pushing))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollingsync-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let snapshot = directory.appendingPathComponent(WholeStoreManifest.storeFileName)
+        let clock: HLCTimestamp
+        let contents: (appliedSetIDs: [String], pendingChanges: Int)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            clock = try localStore.currentClock()
+            try localStore.snapshot(to: snapshot)
+            contents = try LocalStore.inspectSnapshot(at: snapshot)
+        } catch {
+            throw SyncError(.local, "cannot take a snapshot of the local database: \(error)", underlying: error)
+        }
+        guard contents.pendingChanges == 0 else { return nil }
+        return try await WholeStoreUploader(
+            remote: remote, layout: application.layout.document(documentID), clientID: application.clientID, integrityKey: integrityKey
+        ).upload(snapshot: snapshot, appliedSetIDs: contents.appliedSetIDs, clock: clock)
+    }
+}
+
+extension DocumentRegistration {
+    /// Whether the local data must be re-based on a whole store (when one exists): this client
+    /// was removed from the document, or the document was reset, so its history is not the
+    /// other clients' history any more.
+    var needsWholeStore: Bool {
+        warnings.contains { warning in
+            switch warning {
+            case .clientWasRemoved, .documentWasReset: return true
+            default: return false
+            }
+        }
+    }
+}

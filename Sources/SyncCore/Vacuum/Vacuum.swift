@@ -1,0 +1,126 @@
+import Foundation
+import RemoteProtocol
+
+/// Removes this client's change sets that nobody needs any more (TICoreDataSync's vacuum, without
+/// its pin by a dead client and with explicit history-loss detection).
+///
+/// A set of this client is removed when **every** registered, non-retired client has applied it
+/// (the `appliedThrough` entry for this client in that client's newest `RecentSyncs/` record) and
+/// **every** complete whole store of the current document incarnation (except retired clients')
+/// contains it (its `appliedSets.json`), and at least one does. Sets go oldest first and only as
+/// an unbroken prefix.
+///
+/// Writes, each safe to repeat: the marker `SyncChanges/<self>/<newest removed>.vacuumed` **first**
+/// (so a client that could still need a removed set learns it must re-bootstrap), then the sets,
+/// then older markers; then retired clients' whole stores lacking removed sets. Each client only
+/// removes its **own** sets, so vacuums on several clients at once never interfere.
+struct Vacuum: Sendable {
+    let remote: CodedRemote
+    let layout: DocumentLayout
+    let clientID: SyncIdentifier
+    let integrityKey: String
+    let options: VacuumOptions
+
+    /// One other registered client, as far as vacuum is concerned.
+    private struct Peer {
+        var client: SyncIdentifier
+        var lastSync: Date?
+        var appliedThrough: ChangeSetName?
+    }
+
+    func run() async throws -> VacuumReport {
+        var report = VacuumReport()
+        let ownFiles = try await remote.listIfPresent(layout.changeSets(of: clientID)) ?? []
+        let ownSets = ownFiles.compactMap { ChangeSetName(fileName: $0.name) }.sorted()
+        let oldMarkers = ownFiles.compactMap { VacuumMarkerName(fileName: $0.name) }
+        var peers = try await registeredPeers()
+        if let age = options.retireClientsSilentFor {
+            let cutoff = options.now.addingTimeInterval(-age)
+            let retired = peers.filter { ($0.lastSync ?? .distantFuture) < cutoff }.map(\.client)
+            report.retiredClients = retired.sorted { $0.rawValue < $1.rawValue }
+            peers.removeAll { retired.contains($0.client) }
+        }
+        let (units, retiredUnits) = try await wholeStores(retired: Set(report.retiredClients))
+        var removable: [ChangeSetName] = []
+        for set in ownSets {
+            let holds = self.holds(for: set, peers: peers, units: units)
+            if !holds.isEmpty {
+                report.holds = holds
+                break
+            }
+            removable.append(set)
+        }
+        report.keptSets = ownSets.count - removable.count
+        guard let newest = removable.last else { return report }
+        let marker = VacuumMarkerName(newestRemoved: newest)
+        try await remote.write(Data(), to: layout.vacuumMarker(marker, of: clientID))
+        for set in removable {
+            try await remote.delete(layout.changeSet(set, of: clientID))
+            report.removedSets.append(set.fileName)
+        }
+        for old in oldMarkers where old != marker {
+            try await remote.delete(layout.vacuumMarker(old, of: clientID))
+        }
+        let removedIDs = Set(removable.map(\.id))
+        for (unit, contained) in retiredUnits where !removedIDs.isSubset(of: contained) {
+            try await remote.delete(layout.wholeStoreUnit(unit.name, of: unit.client))
+            report.removedWholeStores.append(unit.name)
+        }
+        return report
+    }
+
+    /// What keeps `set`; empty if it may go.
+    private func holds(
+        for set: ChangeSetName, peers: [Peer], units: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)]
+    ) -> [VacuumReport.Hold] {
+        var holds: [VacuumReport.Hold] = []
+        for peer in peers where (peer.appliedThrough.map { $0 < set } ?? true) {
+            holds.append(.init(client: peer.client, reason: .notApplied, since: peer.lastSync))
+        }
+        for (unit, contained) in units where !contained.contains(set.id) {
+            holds.append(.init(client: unit.client, reason: .wholeStoreLacksSet(unit.name), since: unit.name.date))
+        }
+        if units.isEmpty {
+            holds.append(.init(client: nil, reason: .noWholeStore, since: nil))
+        }
+        return holds.sorted { ($0.client?.rawValue ?? "") < ($1.client?.rawValue ?? "") }
+    }
+
+    /// The other clients with a change-set directory, with their newest last-sync record.
+    private func registeredPeers() async throws -> [Peer] {
+        let newest = RecentSyncName.newestByClient(in: try await remote.listIfPresent(layout.recentSyncs) ?? [])
+        var peers: [Peer] = []
+        for item in try await remote.listIfPresent(layout.syncChanges) ?? [] where item.isDirectory && item.name != clientID.rawValue {
+            guard let client = try? SyncIdentifier(item.name) else { continue }
+            var peer = Peer(client: client, lastSync: newest[client]?.date, appliedThrough: nil)
+            if let name = newest[client],
+                let record = try await remote.readJSONIfPresent(RecentSyncRecord.self, from: layout.recentSync(name))
+            {
+                peer.appliedThrough = record.appliedThrough[clientID.rawValue].flatMap { ChangeSetName(fileName: $0) }
+            }
+            peers.append(peer)
+        }
+        return peers
+    }
+
+    /// The complete units of the current incarnation with the sets each contains, split into
+    /// those that count and those of retired clients.
+    private func wholeStores(retired: Set<SyncIdentifier>) async throws -> (
+        counted: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)],
+        retired: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)]
+    ) {
+        let catalog = WholeStoreCatalog(remote: remote, layout: layout)
+        var counted: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)] = []
+        var ofRetired: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)] = []
+        for unit in try await catalog.units() where unit.isComplete {
+            guard try await catalog.manifest(of: unit).integrityKey == integrityKey else { continue }
+            let contained = Set(try await catalog.index(of: unit).appliedSetIDs)
+            if retired.contains(unit.client) {
+                ofRetired.append((unit, contained))
+            } else {
+                counted.append((unit, contained))
+            }
+        }
+        return (counted, ofRetired)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// What ``DocumentSyncManager/vacuum(_:)`` did and what held it back.
+public struct VacuumReport: Sendable, Equatable {
+    /// Why a change set could not be removed yet.
+    public struct Hold: Sendable, Equatable {
+        /// The reason.
+        public enum Reason: Sendable, Equatable {
+            /// A registered client has not applied the set yet (it has not synced since, or never).
+            case notApplied
+            /// A client's whole store does not contain the set yet (its uploader should upload again).
+            case wholeStoreLacksSet(WholeStoreUnitName)
+            /// No whole store contains the set: removing it would leave nothing to bootstrap new
+            /// clients from. Upload a whole store first.
+            case noWholeStore
+        }
+
+        /// The client holding vacuum back (`nil` for ``Reason/noWholeStore``).
+        public var client: SyncIdentifier?
+        /// The reason.
+        public var reason: Reason
+        /// Since when: the client's last sync (``Reason/notApplied``) or the whole store's date;
+        /// `nil` if the client never synced.
+        public var since: Date?
+    }
+
+    /// The file names of this client's change sets that were removed, oldest first.
+    public var removedSets: [String] = []
+    /// How many of this client's change sets remain.
+    public var keptSets = 0
+    /// What keeps the oldest remaining set (empty when nothing remains or all could go).
+    public var holds: [Hold] = []
+    /// The clients treated as retired (see ``VacuumOptions/retireClientsSilentFor``).
+    public var retiredClients: [SyncIdentifier] = []
+    /// Whole stores of retired clients deleted because they lacked removed sets.
+    public var removedWholeStores: [WholeStoreUnitName] = []
+}

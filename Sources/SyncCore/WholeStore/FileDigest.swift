@@ -1,0 +1,22 @@
+import Crypto
+import Foundation
+
+/// Streams a local file through SHA-256 to describe it in a ``WholeStoreManifest``.
+enum FileDigest {
+    /// The size and SHA-256 digest of the file at `url`, read in 1 MiB chunks.
+    static func describe(_ url: URL) throws -> WholeStoreManifest.File {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var size: Int64 = 0
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+            size += Int64(chunk.count)
+        }
+        let hex = hasher.finalize().map { byte in
+            let digits = String(byte, radix: 16)
+            return byte < 16 ? "0" + digits : digits
+        }
+        return WholeStoreManifest.File(size: size, sha256: hex.joined())
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import RemoteProtocol
+
+/// Downloads, verifies and installs a whole-store unit (TICoreDataSync's whole-store download,
+/// without its file swap under open connections and without dropping unpushed changes).
+///
+/// 1. **Pick**: the complete units (manifest present) of the named client, or of every client,
+///    newest first by the clock in their names; a unit is *usable* if its manifest carries the
+///    document's current integrity key and its index contains the newest set named by every
+///    client's vacuum marker (so no history it lacks has been removed).
+/// 2. **Verify** into scratch files: sizes and SHA-256 from the manifest, SQLite `quick_check`,
+///    RollingSync's tables, and the same applied sets as the index. A unit that fails is skipped
+///    for the next older usable one; if none verifies, the first failure is thrown
+///    (``SyncError/Code/corruptRemoteData``) and the local database is untouched.
+/// 3. **Install** with ``LocalStore/installWholeStore(at:inSameTransaction:)`` (one transaction,
+///    unpushed changes re-based on top), clearing the record of an outgoing set in the same
+///    transaction (its changes are pending again). The next sync applies the tail: every set,
+///    including this client's own, that the store does not contain.
+struct WholeStoreDownloader: Sendable {
+    let remote: CodedRemote
+    let layout: DocumentLayout
+    let integrityKey: String
+    let localStore: LocalStore
+
+    /// Installs the newest usable unit of `client` (of any client when `nil`).
+    /// - Returns: `nil` when there is no usable unit at all.
+    func installNewest(from client: SyncIdentifier?) async throws -> WholeStoreDownload? {
+        let catalog = WholeStoreCatalog(remote: remote, layout: layout)
+        let markers = try await vacuumMarkers()
+        var firstFailure: (any Error)?
+        for unit in try await catalog.units(of: client).reversed() where unit.isComplete {
+            do {
+                guard let verified = try await fetchIfUsable(unit, markers: markers, catalog: catalog) else { continue }
+                defer { verified.remove() }
+                let installation = try install(verified.url)
+                return WholeStoreDownload(client: unit.client, unit: unit.name, installation: installation)
+            } catch let error as SyncError where error.code == .corruptRemoteData {
+                firstFailure = firstFailure ?? error
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        return nil
+    }
+
+    /// The newest set each client's vacuum removed, by client.
+    func vacuumMarkers() async throws -> [SyncIdentifier: ChangeSetName] {
+        var markers: [SyncIdentifier: ChangeSetName] = [:]
+        for item in try await remote.listIfPresent(layout.syncChanges) ?? [] where item.isDirectory {
+            guard let client = try? SyncIdentifier(item.name) else { continue }
+            for file in try await remote.listIfPresent(layout.changeSets(of: client)) ?? [] {
+                if let marker = VacuumMarkerName(fileName: file.name) {
+                    markers[client] = max(markers[client] ?? marker.newestRemoved, marker.newestRemoved)
+                }
+            }
+        }
+        return markers
+    }
+
+    /// Downloads and verifies a unit's store; `nil` if the unit is not usable (stale key or
+    /// missing vacuumed history).
+    private func fetchIfUsable(
+        _ unit: WholeStoreCatalog.Unit, markers: [SyncIdentifier: ChangeSetName], catalog: WholeStoreCatalog
+    ) async throws -> LocalScratchFile? {
+        let manifest = try await catalog.manifest(of: unit)
+        guard manifest.integrityKey == integrityKey else { return nil }
+        let indexFile = try await downloadVerified(WholeStoreManifest.indexFileName, of: unit, manifest: manifest)
+        defer { indexFile.remove() }
+        let indexPath = layout.wholeStoreFile(WholeStoreManifest.indexFileName, of: unit.name, client: unit.client)
+        let index = try CodedRemote.decodeJSON(WholeStoreIndex.self, from: try Data(contentsOf: indexFile.url), at: indexPath)
+        let contained = Set(index.appliedSetIDs)
+        guard markers.values.allSatisfy({ contained.contains($0.id) }) else { return nil }
+        let store = try await downloadVerified(WholeStoreManifest.storeFileName, of: unit, manifest: manifest)
+        do {
+            let inspected = try LocalStore.inspectSnapshot(at: store.url)
+            guard Set(inspected.appliedSetIDs) == contained else {
+                throw WholeStoreFileError(reason: "its applied change sets differ from its index")
+            }
+            return store
+        } catch {
+            store.remove()
+            throw SyncError(.corruptRemoteData, "whole store \(unit.name) of \(unit.client) is unusable: \(error)", underlying: error)
+        }
+    }
+
+    /// Downloads one file of a unit and checks it against the manifest.
+    private func downloadVerified(_ file: String, of unit: WholeStoreCatalog.Unit, manifest: WholeStoreManifest) async throws -> LocalScratchFile {
+        let path = layout.wholeStoreFile(file, of: unit.name, client: unit.client)
+        guard let expected = manifest.files[file] else {
+            throw SyncError(.corruptRemoteData, "the manifest of \(layout.wholeStoreUnit(unit.name, of: unit.client)) does not list \(file)")
+        }
+        let scratch = try LocalScratchFile()
+        do {
+            try await remote.download(path, to: scratch.url)
+            let actual = try FileDigest.describe(scratch.url)
+            guard actual == expected else {
+                throw SyncError(
+                    .corruptRemoteData,
+                    "\(path) is damaged or truncated: \(actual.size) bytes instead of \(expected.size), or a different SHA-256"
+                )
+            }
+            return scratch
+        } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
+            scratch.remove()
+            throw SyncError(.corruptRemoteData, "\(path) is missing from a complete unit", underlying: error)
+        } catch {
+            scratch.remove()
+            throw error
+        }
+    }
+
+    private func install(_ url: URL) throws -> WholeStoreInstallation {
+        do {
+            return try localStore.installWholeStore(at: url) { db in
+                try db.execute(sql: "DELETE FROM rollingsync_outgoing")
+            }
+        } catch let error as WholeStoreFileError {
+            throw SyncError(.corruptRemoteData, "\(error)", underlying: error)
+        } catch {
+            throw SyncError(.local, "the whole store could not be installed; the local database is unchanged: \(error)", underlying: error)
+        }
+    }
+}

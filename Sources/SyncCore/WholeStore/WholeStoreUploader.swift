@@ -1,0 +1,51 @@
+import Foundation
+import RemoteProtocol
+
+/// Uploads a snapshot of the local database as a new immutable whole-store unit, then removes this
+/// client's older units (TICoreDataSync's whole-store upload, with its non-atomic replace fixed).
+///
+/// Order of writes, so a reader never sees a half-written unit and an interruption at any step
+/// leaves the previous unit usable:
+/// 1. `WholeStore/<client>/<clock>-<id>.wholestore/store.sqlite` (the snapshot, through the codec);
+/// 2. `appliedSets.json` (the change sets the snapshot contains);
+/// 3. `manifest.json` **last** (sizes and SHA-256 of both): the unit is now complete;
+/// 4. every other unit directory of this client (older units and leftovers of interrupted
+///    uploads) is deleted.
+struct WholeStoreUploader: Sendable {
+    let remote: CodedRemote
+    let layout: DocumentLayout
+    let clientID: SyncIdentifier
+    let integrityKey: String
+
+    /// Uploads `snapshot` (a file written by ``LocalStore/snapshot(to:)`` holding `appliedSetIDs`)
+    /// as a unit named after `clock`.
+    func upload(snapshot: URL, appliedSetIDs: [String], clock: HLCTimestamp) async throws -> WholeStoreUpload {
+        let unit = WholeStoreUnitName(clock: clock)
+        let index = try LocalScratchFile()
+        defer { index.remove() }
+        let store: WholeStoreManifest.File
+        let indexFile: WholeStoreManifest.File
+        do {
+            try JSONEncoder().encode(WholeStoreIndex(appliedSetIDs: appliedSetIDs)).write(to: index.url)
+            store = try FileDigest.describe(snapshot)
+            indexFile = try FileDigest.describe(index.url)
+        } catch {
+            throw SyncError(.local, "cannot prepare the whole store for upload: \(error)", underlying: error)
+        }
+        try await remote.createDirectory(layout.wholeStoreUnit(unit, of: clientID))
+        try await remote.upload(snapshot, to: layout.wholeStoreFile(WholeStoreManifest.storeFileName, of: unit, client: clientID))
+        try await remote.upload(index.url, to: layout.wholeStoreFile(WholeStoreManifest.indexFileName, of: unit, client: clientID))
+        let manifest = WholeStoreManifest(
+            clientID: clientID, unit: unit, integrityKey: integrityKey, createdAt: Date(),
+            appliedSetCount: appliedSetIDs.count,
+            files: [WholeStoreManifest.storeFileName: store, WholeStoreManifest.indexFileName: indexFile]
+        )
+        try await remote.writeJSON(manifest, to: layout.wholeStoreManifest(unit, of: clientID))
+        var removed: [WholeStoreUnitName] = []
+        for item in try await remote.listIfPresent(layout.wholeStores(of: clientID)) ?? [] where item.name != unit.directoryName {
+            try await remote.delete(layout.wholeStores(of: clientID) / item.name)
+            if let old = WholeStoreUnitName(directoryName: item.name) { removed.append(old) }
+        }
+        return WholeStoreUpload(unit: unit, manifest: manifest, removedUnits: removed.sorted())
+    }
+}
