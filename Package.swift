@@ -76,7 +76,7 @@ let package = Package(
             name: "RollSyncCommandLine",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", grdb,
+                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", grdb,
             ],
             swiftSettings: sharedSwiftSettings
         ),

@@ -18,7 +18,11 @@ public struct RollSyncCommand: AsyncParsableCommand {
               0  success
             \(CommandLineError.Kind.allCases.map { "  \($0.exitCode)  \($0.meaning)" }.joined(separator: "\n"))
             """,
-        subcommands: [DemoCommand.self, InitCommand.self, SyncCommand.self, StatusCommand.self, ChangePasswordCommand.self]
+        subcommands: [
+            DemoCommand.self, InitCommand.self, SyncCommand.self, StatusCommand.self, PushStoreCommand.self, PullStoreCommand.self,
+            DocumentsCommand.self, ClientsCommand.self, DeleteClientCommand.self, DeleteDocumentCommand.self, VacuumCommand.self,
+            ChangePasswordCommand.self,
+        ]
     )
 
     public init() {}

@@ -10,6 +10,11 @@ struct DemoTotals: Codable, Sendable {
     var bytesUploaded: Int64 = 0
     var bytesDownloaded: Int64 = 0
 
+    /// Adds a whole-store upload of `bytes` (before the codec).
+    mutating func addWholeStoreUpload(bytes: Int64) {
+        bytesUploaded += bytes
+    }
+
     /// Adds one sync's report.
     mutating func add(_ report: SyncReport) {
         syncs += 1

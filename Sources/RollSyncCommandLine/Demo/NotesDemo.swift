@@ -51,12 +51,17 @@ struct NotesDemo {
         }
         try await sync(alice)
 
-        step("4. Carol joins with an empty database.")
+        step("4. Alice uploads a whole store; Carol joins with an empty database and starts from it.")
+        let upload = try await alice.manager.uploadWholeStore()
+        totals.addWholeStoreUpload(bytes: upload.manifest.files.values.map(\.size).reduce(0, +))
+        console.say("  alice uploads whole store \(upload.unit.directoryName) (\(upload.manifest.appliedSetCount) change sets folded in)")
         let carol = try NotesClient(name: "carol", directory: directory, remote: remote)
-        let bootstrap = try await sync(carol)
+        let bootstrap = try await carol.manager.downloadWholeStore()
+        totals.add(bootstrap)
         console.say(
-            "  bootstrapped by replaying all \(bootstrap.appliedSets) change sets from scratch "
-                + "(this build has no whole-store download)"
+            "  carol bootstraps by whole-store download: installed \(bootstrap.wholeStoreInstalled?.unit.directoryName ?? "nothing") "
+                + "of \(bootstrap.wholeStoreInstalled?.client.rawValue ?? "nobody"), then applied \(bootstrap.appliedSets) newer change sets; "
+                + "\(bootstrap.requests) requests"
         )
         try carol.addNote("Carol's recipes", body: "gazpacho", tags: ["home"])
         try await sync(carol)
