@@ -10,10 +10,8 @@ struct DemoTotals: Codable, Sendable {
     var bytesUploaded: Int64 = 0
     var bytesDownloaded: Int64 = 0
 
-    /// Adds a whole-store upload of `bytes` (before the codec).
-    mutating func addWholeStoreUpload(bytes: Int64) {
-        bytesUploaded += bytes
-    }
+    /// The size of the whole store uploaded for the bootstrap (sent once, read once).
+    var wholeStoreBytes: Int64 = 0
 
     /// Adds one sync's report.
     mutating func add(_ report: SyncReport) {

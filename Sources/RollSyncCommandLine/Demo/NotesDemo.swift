@@ -53,7 +53,7 @@ struct NotesDemo {
 
         step("4. Alice uploads a whole store; Carol joins with an empty database and starts from it.")
         let upload = try await alice.manager.uploadWholeStore()
-        totals.addWholeStoreUpload(bytes: upload.manifest.files.values.map(\.size).reduce(0, +))
+        totals.wholeStoreBytes = upload.manifest.files.values.map(\.size).reduce(0, +)
         console.say("  alice uploads whole store \(upload.unit.directoryName) (\(upload.manifest.appliedSetCount) change sets folded in)")
         let carol = try NotesClient(name: "carol", directory: directory, remote: remote)
         let bootstrap = try await carol.manager.downloadWholeStore()
@@ -83,7 +83,8 @@ struct NotesDemo {
         console.say(
             "Summary: \(totals.syncs) syncs, \(totals.changesPushed) changes pushed, \(totals.changesApplied) applied, "
                 + "\(totals.conflicts) conflict(s), \(totals.requests) requests, "
-                + "\(SyncResult.bytes(totals.bytesUploaded)) up, \(SyncResult.bytes(totals.bytesDownloaded)) down, "
+                + "\(SyncResult.bytes(totals.bytesUploaded)) up, \(SyncResult.bytes(totals.bytesDownloaded)) down in syncs, "
+                + "a \(SyncResult.bytes(totals.wholeStoreBytes)) whole store, "
                 + String(format: "%.2f s", seconds)
         )
         return result
