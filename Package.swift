@@ -143,6 +143,13 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb, crypto], swiftSettings: sharedSwiftSettings),
+        // Depends on the executable so `swift build --build-tests` and `swift test` build the binary the
+        // end-to-end tests run as a separate process.
+        .testTarget(
+            name: "RollSyncCommandLineTests",
+            dependencies: ["rollsync", "RollSyncCommandLine", grdb],
+            swiftSettings: sharedSwiftSettings
+        ),
         .testTarget(
             name: "SyncEngineTests",
             dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", grdb],
