@@ -12,6 +12,9 @@ cd "$(dirname "$0")/.."
 export STATE="$PWD/.test-servers"
 action=${1:?usage: test-servers.sh start|stop}
 
+# shellcheck source=Scripts/test-servers-lib.sh
+source Scripts/test-servers-lib.sh
+
 shopt -s nullglob
 servers=()
 for script in Scripts/test-servers.d/*.sh; do

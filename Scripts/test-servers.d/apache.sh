@@ -101,19 +101,6 @@ CONF
     }
 }
 
-# wait_for_http URL USER PASSWORD: polls (at most ~10 s) until the server answers OPTIONS.
-wait_for_http() {
-    local url=$1 user=$2 password=$3 attempt
-    for attempt in $(seq 1 100); do
-        if curl -s -o /dev/null --max-time 1 -X OPTIONS --netrc-file <(printf 'machine 127.0.0.1 login %s password %s\n' "$user" "$password") "$url"; then
-            return 0
-        fi
-        sleep 0.1
-    done
-    echo "error: $url did not answer within 10 s" >&2
-    return 1
-}
-
 start_apache() {
     local dir="$STATE/apache"
     write_apache_config "$dir" "$APACHE_PORT" "$WEBDAV_TEST_USER" "$WEBDAV_TEST_PASSWORD" "$APACHE_TLS_PORT"
@@ -133,19 +120,6 @@ start_apache() {
         echo "ROLLSYNC_TEST_WEBDAV_APACHE_TLS_URL=webdavs://127.0.0.1:$APACHE_TLS_PORT/"
         echo "ROLLSYNC_TEST_WEBDAV_CA_FILE=$dir/tls/ca.pem"
     } >> "$STATE/env"
-}
-
-# stop_pid PID: SIGTERM, then waits (at most ~15 s, Apache takes a few seconds to stop its
-# workers) until the process is gone; SIGKILL for it and its children if it is still there.
-stop_pid() {
-    local pid=$1 attempt
-    kill "$pid" 2>/dev/null || return 0
-    for attempt in $(seq 1 150); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.1
-    done
-    pkill -KILL -P "$pid" 2>/dev/null || true
-    kill -KILL "$pid" 2>/dev/null || true
 }
 
 stop_apache() {

@@ -15,26 +15,6 @@
 #   ROLLSYNC_TEST_SFTP_PASSWORD_USER / ROLLSYNC_TEST_SFTP_PASSWORD  the password account (if created)
 #   ROLLSYNC_TEST_SFTP_LOG            the server's log
 
-sshd_free_port() {
-    local port=$1
-    while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
-        port=$((port + 1))
-    done
-    echo "$port"
-}
-
-sshd_wait_for_port() {
-    local port=$1 pid=$2 attempt
-    for attempt in $(seq 1 200); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            return 0
-        fi
-        kill -0 "$pid" 2>/dev/null || return 1
-        sleep 0.05
-    done
-    return 1
-}
-
 # Creates the password account once; prints nothing and returns 1 if this machine cannot.
 sshd_password_user() {
     local user=rollsync-sftp password=$1
@@ -63,7 +43,7 @@ start_sshd() {
     local password_auth=no
     [ -z "$password_user" ] || password_auth=yes
     local port
-    port=$(sshd_free_port 22222)
+    port=$(free_port 22222)
     cat > "$dir/sshd_config" <<CONFIG
 ListenAddress 127.0.0.1
 Port $port
@@ -86,7 +66,7 @@ CONFIG
     /usr/sbin/sshd -D -e -f "$dir/sshd_config" > "$dir/sshd.log" 2>&1 &
     local pid=$!
     echo "$pid" > "$STATE/sshd.pid"
-    if ! sshd_wait_for_port "$port" "$pid"; then
+    if ! wait_for_port "$port" "$pid"; then
         echo "sshd did not start listening on 127.0.0.1:$port; its log:" >&2
         cat "$dir/sshd.log" >&2
         return 1

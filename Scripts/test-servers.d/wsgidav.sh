@@ -6,7 +6,7 @@
 # stray wsgidav.yaml in the working directory is never picked up.
 #
 # Variables written to "$STATE/env": ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL (same user and password as Apache).
-# Uses wait_for_http and stop_pid from apache.sh, which test-servers.sh sources first.
+# Uses wait_for_http and stop_pid from Scripts/test-servers-lib.sh.
 
 WSGIDAV_PORT=${ROLLSYNC_WSGIDAV_PORT:-18082}
 

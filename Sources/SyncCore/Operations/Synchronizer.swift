@@ -6,7 +6,8 @@ import RemoteProtocol
 ///
 /// 1. **Check**: list `IntegrityKey/` and compare with the adopted key.
 /// 2. **List**: list `SyncChanges/` once, then each other client's directory once; names carry
-///    the clock, so the sets not applied yet are found and ordered without any download.
+///    the clock, so the sets not applied yet are found and ordered without any download. A set
+///    whose upload an earlier sync left unknown is settled now (one `exists`), before applying.
 /// 3. **Download, verify, apply** each in clock order (then id), through the codec (which verifies)
 ///    and the change-set checksum, downloading a few sets ahead of the one being applied; the local store applies each set atomically with conflict
 ///    detection and records it as applied, so a set is never applied twice. A set that cannot be
@@ -54,6 +55,9 @@ struct Synchronizer: Sendable {
         }
         guard let listing = try await listUnappliedSets() else { return .registrationLost }
         if let client = listing.missingHistory { return .historyMissing(client: client) }
+        // Settle an upload an earlier sync left unknown before applying, so changes that are in
+        // fact published are not treated as unpushed by conflict detection.
+        try await settleOutgoingSet()
         try await apply(listing.unapplied, into: &report)
         try await push(into: &report)
         await recordSync(appliedThrough: try appliedThrough(listing.all), into: &report)
@@ -218,7 +222,6 @@ struct Synchronizer: Sendable {
 
     private func push(into report: inout SyncReport) async throws {
         progress(SyncProgress(phase: .pushing))
-        try await settleOutgoingSet()
         let scratch = try LocalScratchFile()
         defer { scratch.remove() }
         let setID = UUID().uuidString
