@@ -10,8 +10,7 @@ struct ChangePasswordCommand: AsyncParsableCommand {
         abstract: "Change the encryption password of the remote data (other clients keep working)."
     )
 
-    @OptionGroup var database: DatabaseOptions
-    @OptionGroup var password: PasswordOptions
+    @OptionGroup var target: SessionOptions
 
     @Option(
         name: .customLong("new-password-env"),
@@ -22,11 +21,11 @@ struct ChangePasswordCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         guard session.settings.encrypted else {
             throw CommandLineError(.usage, "the remote data of \(session.settings.applicationID) is not encrypted; there is no password to change")
         }
-        let old = try password.source.requiredPassword()
+        let old = try target.password.source.requiredPassword()
         let new = try EncryptionPasswordSource(variable: newPasswordVariable, prompt: "New encryption password: ").requiredPassword()
         let provider = EncryptingCodecProvider(keyStore: DataKeyFileStore(directory: URL(fileURLWithPath: session.settings.keyCacheDirectory)))
         try await provider.changePassword(of: SyncIdentifier(session.settings.applicationID), in: session.store, from: old, to: new)

@@ -9,16 +9,15 @@ struct ClientsCommand: AsyncParsableCommand {
         abstract: "List the clients of this database's document (or, with --all, of the application)."
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var target: SessionOptions
 
     @Flag(name: .customLong("all"), help: "List every client of the application, with its documents.")
     var wholeApplication = false
 
-    @OptionGroup var password: PasswordOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         let this = session.settings.clientID
         if wholeApplication {
             for client in try await session.application.clients() {

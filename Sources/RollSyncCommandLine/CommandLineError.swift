@@ -22,10 +22,10 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
         /// One line for `rollsync help` and the README.
         public var meaning: String {
             switch self {
-            case .usage: "usage error: unknown option, malformed URL or identifier, unknown table, wrong state"
-            case .remote: "synchronisation or remote storage error (unreachable server, unexpected remote data)"
-            case .authentication: "authentication error: wrong or missing password, refused key, unknown or changed host key"
-            case .localDatabase: "local database problem: missing file, not SQLite, not initialised, unsuitable table"
+            case .usage: "usage error (unknown option, malformed URL, unknown table)"
+            case .remote: "sync or remote storage error (unreachable server)"
+            case .authentication: "authentication error (password, key, host key)"
+            case .localDatabase: "local database problem (missing, not SQLite, not set up)"
             }
         }
     }

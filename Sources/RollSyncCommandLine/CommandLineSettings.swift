@@ -26,6 +26,11 @@ struct CommandLineSettings: Sendable, Equatable {
     /// The backend's non-secret settings.
     var remoteSettings: [String: String]
 
+    /// The remote store these settings name.
+    var remoteLocation: RemoteLocation {
+        RemoteLocation(url: remoteURL, settings: remoteSettings)
+    }
+
     /// The keys of the table.
     enum Key {
         static let remoteURL = "remote-url"

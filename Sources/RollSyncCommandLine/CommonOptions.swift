@@ -7,6 +7,20 @@ struct DatabaseOptions: ParsableArguments {
     var db: String
 }
 
+/// `--db FILE` and `--password-env NAME`: what the commands that work on a configured database take.
+struct SessionOptions: ParsableArguments {
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var password: PasswordOptions
+
+    /// The database's path.
+    var path: String { database.db }
+
+    /// Opens the configured database and its remote store.
+    func open() async throws -> SyncSession {
+        try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+    }
+}
+
 /// `--json`: one JSON object per result on standard output, no progress.
 struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Print one JSON object per result, for scripts; no progress display.")

@@ -10,7 +10,7 @@ struct DeleteClientCommand: AsyncParsableCommand {
         discussion: "Remove only clients that are gone for good: their change sets that others have not applied yet are lost for those."
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var target: SessionOptions
 
     @Option(name: .customLong("client"), help: ArgumentHelp("The client to remove (see `rollsync clients`).", valueName: "id"))
     var client: String
@@ -18,12 +18,11 @@ struct DeleteClientCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Remove it from every document and from the application.")
     var everywhere = false
 
-    @OptionGroup var password: PasswordOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let removed = try SyncIdentifier(client)
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         if everywhere {
             try await session.application.removeClientFromApplication(removed)
         } else {

@@ -10,17 +10,16 @@ struct DeleteDocumentCommand: AsyncParsableCommand {
         discussion: "A client that syncs the deleted document later is asked whether to recreate it (rollsync recreates it from its local data)."
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var target: SessionOptions
 
     @Option(name: .customLong("document"), help: ArgumentHelp("The document to delete (named explicitly, even if it is this database's).", valueName: "id"))
     var document: String
 
-    @OptionGroup var password: PasswordOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let deleted = try SyncIdentifier(document)
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         try await session.application.deleteDocument(deleted)
         try output.console.emit(RemovalResult(command: "delete-document", removed: document, from: session.settings.applicationID))
     }

@@ -9,12 +9,11 @@ struct DocumentsCommand: AsyncParsableCommand {
         abstract: "List the application's documents."
     )
 
-    @OptionGroup var database: DatabaseOptions
-    @OptionGroup var password: PasswordOptions
+    @OptionGroup var target: SessionOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         for document in try await session.application.documents() {
             try output.console.emit(
                 DocumentLine(

@@ -74,10 +74,8 @@ struct InitCommand: AsyncParsableCommand {
         )
 
         // The remote side: connection, application data, encryption password.
-        let registry = RemoteStoreRegistry()
-        registry.registerRollSyncBackends()
         try location.createFolderIfLocal()
-        let store = try await location.open(registry: registry, environment: environment)
+        let store = try await location.open(registry: .withRollSyncBackends(), environment: environment)
         let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: encrypt, password: password.source)
         let registration = try await application.register()
         if encrypt && !registration.format.encrypted {

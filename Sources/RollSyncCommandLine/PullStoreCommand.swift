@@ -10,22 +10,21 @@ struct PullStoreCommand: AsyncParsableCommand {
         abstract: "Install the newest whole store (keeping unpushed local changes), then sync the rest."
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var target: SessionOptions
 
     @Option(name: .customLong("from"), help: ArgumentHelp("Install this client's store (default: the newest of any client).", valueName: "client"))
     var client: String?
 
-    @OptionGroup var password: PasswordOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let source = try client.map { try SyncIdentifier($0) }
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         let report = try await session.showingProgress(quiet: output.json) { try await $0.downloadWholeStore(from: source) }
         let sync = try await session.recordSync(report)
         try output.console.emit(
             WholeStoreResult(
-                command: "pull-store", database: database.db,
+                command: "pull-store", database: session.path,
                 unit: report.wholeStoreInstalled?.unit.directoryName ?? "",
                 client: report.wholeStoreInstalled?.client.rawValue ?? "",
                 bytes: 0, sync: sync

@@ -10,16 +10,15 @@ struct PushStoreCommand: AsyncParsableCommand {
         abstract: "Sync, then upload the whole database so new clients can start from it."
     )
 
-    @OptionGroup var database: DatabaseOptions
-    @OptionGroup var password: PasswordOptions
+    @OptionGroup var target: SessionOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         let upload = try await session.showingProgress(quiet: output.json) { try await $0.uploadWholeStore() }
         try output.console.emit(
             WholeStoreResult(
-                command: "push-store", database: database.db, unit: upload.unit.directoryName, client: session.settings.clientID,
+                command: "push-store", database: session.path, unit: upload.unit.directoryName, client: session.settings.clientID,
                 bytes: upload.manifest.files.values.map(\.size).reduce(0, +), sync: nil
             )
         )

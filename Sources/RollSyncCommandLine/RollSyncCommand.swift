@@ -6,13 +6,11 @@ public struct RollSyncCommand: AsyncParsableCommand {
         commandName: "rollsync",
         abstract: "Keep SQLite databases in sync through a folder, SFTP or WebDAV.",
         discussion: """
-            Start with `rollsync demo`. For your own database: `rollsync init --db FILE --remote URL --table NAME…`,
-            then `rollsync sync --db FILE` on every machine.
+            Start with `rollsync demo`. For your own database: `rollsync init --db FILE --remote URL --table NAME…`, then `rollsync sync --db FILE` on every machine.
 
-            Remote URLs: file:///path (or a plain folder path), sftp://user@host:port/path, memory://name.
-            Secrets never go on the command line: the encryption password comes from ROLLSYNC_PASSWORD
-            (or the variable --password-env names) or a prompt; WebDAV passwords from ROLLSYNC_WEBDAV_PASSWORD,
-            ~/.netrc or a prompt; SFTP uses --identity-file (passphrase in ROLLSYNC_SFTP_PASSPHRASE).
+            Remote URLs: file:///path (or a plain folder path), sftp://user@host:port/path, webdav(s)://host/path, memory://name.
+
+            Secrets never go on the command line. The encryption password comes from ROLLSYNC_PASSWORD (or the variable --password-env names) or a prompt; WebDAV passwords from ROLLSYNC_WEBDAV_PASSWORD, ~/.netrc or a prompt; SFTP logs in with --identity-file (passphrase from ROLLSYNC_SFTP_PASSPHRASE).
 
             Exit codes:
               0  success

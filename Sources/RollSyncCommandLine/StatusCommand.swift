@@ -47,10 +47,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// The identifiers of the application's registered clients (the `ClientDevices` folders).
     private static func clients(_ settings: CommandLineSettings) async throws -> [String] {
-        let registry = RemoteStoreRegistry()
-        registry.registerRollSyncBackends()
-        let store = try await RemoteLocation(url: settings.remoteURL, settings: settings.remoteSettings)
-            .open(registry: registry, environment: ProcessInfo.processInfo.environment)
+        let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: ProcessInfo.processInfo.environment)
         let layout = try ApplicationLayout(applicationID: SyncIdentifier(settings.applicationID))
         return try await store.list(layout.clientDevices).filter(\.isDirectory).map(\.name).sorted()
     }

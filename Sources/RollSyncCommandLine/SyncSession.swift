@@ -25,10 +25,7 @@ struct SyncSession: Sendable {
         let database = try DatabaseFile.open(path)
         let settings = try DatabaseFile.settings(of: database, path: path)
         let localStore = try LocalStore(writer: database)
-        let location = RemoteLocation(url: settings.remoteURL, settings: settings.remoteSettings)
-        let registry = RemoteStoreRegistry()
-        registry.registerRollSyncBackends()
-        let store = try await location.open(registry: registry, environment: environment)
+        let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: environment)
         let application = try makeApplication(store: store, settings: settings, encrypt: settings.encrypted, password: password)
         let document = try makeDocument(application: application, settings: settings, localStore: localStore)
         return SyncSession(

@@ -9,7 +9,7 @@ struct VacuumCommand: AsyncParsableCommand {
         abstract: "Remove this client's change sets every client has applied and every whole store holds."
     )
 
-    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var target: SessionOptions
 
     @Option(
         name: .customLong("retire-after-days"),
@@ -17,11 +17,10 @@ struct VacuumCommand: AsyncParsableCommand {
     )
     var retireAfterDays: Double?
 
-    @OptionGroup var password: PasswordOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        let session = try await target.open()
         let options = VacuumOptions(retireClientsSilentFor: retireAfterDays.map { $0 * 86_400 })
         let report = try await session.showingProgress(quiet: output.json) { try await $0.vacuum(options) }
         try output.console.emit(
