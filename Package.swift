@@ -152,7 +152,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", grdb],
+            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", grdb],
             swiftSettings: sharedSwiftSettings
         ),
     ],

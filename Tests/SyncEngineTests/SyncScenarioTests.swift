@@ -7,7 +7,12 @@ import Testing
 struct SyncScenarioTests {
     @Test("inserts, updates, deletes, foreign keys and join rows reach every client", arguments: Backend.allCases)
     func twoAndThreeClientsPropagateEveryKindOfChange(backend: Backend) async throws {
-        let remote = try TestRemote(backend)
+        try await Self.everyKindOfChangePropagates(through: TestRemote(backend))
+    }
+
+    /// Three clients exchange inserts, updates, deletes, a cascading delete and join rows through
+    /// `remote`, and end with the same data. Also run on the real servers (ServerSyncScenarioTests).
+    static func everyKindOfChangePropagates(through remote: TestRemote) async throws {
         let anna = try TestClient("anna", remote: remote.store)
         let ben = try TestClient("ben", remote: remote.store)
         let carl = try TestClient("carl", remote: remote.store)
@@ -45,7 +50,12 @@ struct SyncScenarioTests {
 
     @Test("a conflict is decided by the resolver and every client ends with that value", arguments: Backend.allCases)
     func conflictResolvedByResolverConverges(backend: Backend) async throws {
-        let remote = try TestRemote(backend)
+        try await Self.resolverDecisionConverges(through: TestRemote(backend))
+    }
+
+    /// Ben's resolver keeps his value against Anna's later edit; every client ends with Ben's value.
+    /// Also run on the real servers (ServerSyncScenarioTests).
+    static func resolverDecisionConverges(through remote: TestRemote) async throws {
         // Ben keeps his own value whatever the clocks say.
         let keepLocal = ScriptedDelegate(conflictResolver: ConflictResolver { _ in .local })
         let anna = try TestClient("anna", remote: remote.store)

@@ -33,6 +33,13 @@ struct TestRemote: Sendable {
     let memory: InMemoryRemoteStore?
     let folder: TemporaryDirectory?
 
+    /// A remote on any store, such as one of the real test servers.
+    init(store: any RemoteStore) {
+        self.store = store
+        memory = nil
+        folder = nil
+    }
+
     init(_ backend: Backend) throws {
         switch backend {
         case .memory:

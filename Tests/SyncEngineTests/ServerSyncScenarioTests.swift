@@ -1,0 +1,89 @@
+import Foundation
+import RemoteProtocol
+import SFTPRemote
+import SyncCore
+import Testing
+import WebDAVRemote
+
+/// The real servers `Scripts/test.sh` starts, described by its `ROLLSYNC_TEST_*` variables, opened
+/// the way an application opens them: by URL through the scheme registry.
+enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
+    case sftp
+    case webdavApache
+    case wsgidav
+
+    var description: String { rawValue }
+
+    private static let environment = ProcessInfo.processInfo.environment
+
+    /// True when the servers are running, or required (then a missing server fails the test).
+    static let isEnabled = environment["ROLLSYNC_TEST_SFTP_URL"] != nil
+        || environment["ROLLSYNC_REQUIRE_TEST_SERVERS"] == "1"
+
+    static let skipReason: Comment = "the test servers are not running: run Scripts/test.sh"
+
+    private static let registry: RemoteStoreRegistry = {
+        let registry = RemoteStoreRegistry()
+        registry.register(SFTPRemoteStore.self)
+        registry.register(WebDAVRemoteStore.self)
+        return registry
+    }()
+
+    /// Runs `body` on a store rooted in a fresh, empty folder of this server, then deletes the
+    /// folder, whether `body` succeeded or not.
+    func withFreshStore(_ body: (TestRemote) async throws -> Void) async throws {
+        let folder = try RemotePath("rollsync-scenario-\(UUID().uuidString)")
+        let baseStore = try await Self.registry.makeStore(for: configuration(path: ""))
+        try await baseStore.createDirectory(at: folder)
+        let store = try await Self.registry.makeStore(for: configuration(path: folder.string + "/"))
+        var failure: (any Error)?
+        do {
+            try await body(TestRemote(store: store))
+        } catch {
+            failure = error
+        }
+        await store.close()
+        try? await baseStore.delete(folder)
+        await baseStore.close()
+        if let failure { throw failure }
+    }
+
+    private func configuration(path: String) throws -> RemoteStoreConfiguration {
+        func variable(_ name: String) throws -> String {
+            try #require(Self.environment[name], "ROLLSYNC_REQUIRE_TEST_SERVERS=1 but \(name) is not set")
+        }
+        switch self {
+        case .sftp:
+            let base = try variable("ROLLSYNC_TEST_SFTP_URL")
+            return RemoteStoreConfiguration(
+                url: try #require(URL(string: base.hasSuffix("/") ? base + path : base + "/" + path)),
+                settings: [
+                    "identity-file": try variable("ROLLSYNC_TEST_SFTP_IDENTITY"),
+                    "known-hosts": try variable("ROLLSYNC_TEST_SFTP_KNOWN_HOSTS"),
+                ]
+            )
+        case .webdavApache, .wsgidav:
+            let base = try variable(self == .wsgidav ? "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL" : "ROLLSYNC_TEST_WEBDAV_APACHE_URL")
+            return RemoteStoreConfiguration(
+                url: try #require(URL(string: base + path)),
+                settings: ["user": try variable("ROLLSYNC_TEST_WEBDAV_USER")],
+                secrets: ["password": try variable("ROLLSYNC_TEST_WEBDAV_PASSWORD")]
+            )
+        }
+    }
+}
+
+/// The synchronisation scenarios, unchanged, through the real SFTP and WebDAV servers: the
+/// operations are written once against `RemoteStore`, so they must behave the same there.
+@Suite("Synchronization through the real servers", .enabled(if: TestServer.isEnabled, TestServer.skipReason))
+struct ServerSyncScenarioTests {
+    @Test("every kind of change reaches every client", arguments: TestServer.allCases)
+    func everyKindOfChangePropagates(server: TestServer) async throws {
+        try await server.withFreshStore(SyncScenarioTests.everyKindOfChangePropagates(through:))
+    }
+
+    @Test("a resolver's decision converges on every client", arguments: TestServer.allCases)
+    func resolverDecisionConverges(server: TestServer) async throws {
+        try await server.withFreshStore(SyncScenarioTests.resolverDecisionConverges(through:))
+    }
+}
