@@ -14,10 +14,13 @@ struct EncryptionPasswordSource: Sendable {
     /// What the prompt asks for.
     var prompt: String
     var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// A password already obtained, returned without asking again.
+    var obtained: EncryptionPassword?
 
     /// The password, or `nil` if the variable is unset and no terminal can be asked.
     /// - Throws: ``CommandLineError`` (usage) for an empty password.
     func password() throws -> EncryptionPassword? {
+        if let obtained { return obtained }
         guard let text = environment[variable] ?? TerminalPrompt.readSecret(prompt) else { return nil }
         guard let password = EncryptionPassword(text) else {
             throw CommandLineError(.usage, "the encryption password must not be empty")

@@ -73,10 +73,16 @@ struct InitCommand: AsyncParsableCommand {
             remoteSettings: location.settings
         )
 
+        // With --encrypt the password is needed whatever the remote holds: ask before anything.
+        var passwordSource = password.source
+        if encrypt {
+            passwordSource.obtained = try passwordSource.requiredPassword()
+        }
+
         // The remote side: connection, application data, encryption password.
         try location.createFolderIfLocal()
         let store = try await location.open(registry: .withRollSyncBackends(), environment: environment)
-        let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: encrypt, password: password.source)
+        let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: encrypt, password: passwordSource)
         let registration = try await application.register()
         if encrypt && !registration.format.encrypted {
             throw CommandLineError(

@@ -123,6 +123,18 @@ struct BadInputTests {
         #expect(workspace.fingerprint(of: joiner) == before)
     }
 
+    @Test("--encrypt without a password creates nothing")
+    func encryptWithoutPassword() async throws {
+        let workspace = try Workspace()
+        let remote = workspace.path("shared")
+        try await expectRefusal(
+            { database, _ in ["init", "--db", database, "--remote", remote, "--table", "notes", "--encrypt"] },
+            environment: ["ROLLSYNC_PASSWORD": nil],
+            status: 3, message: "no encryption password was given"
+        )
+        #expect(!FileManager.default.fileExists(atPath: remote + "/rollsync"), "no unencrypted remote data was created")
+    }
+
     @Test("a usage error: missing option")
     func missingOption() async throws {
         let outcome = try await RollsyncProcess.run(["sync"])
