@@ -35,7 +35,7 @@ extension CommandLineError {
                 .authentication, error.message,
                 hint: "set \(EncryptionPasswordSource.defaultVariable), or run on a terminal to be asked for the password"
             )
-        case .invalidIdentifier:
+        case .invalidIdentifier, .declined:
             return CommandLineError(.usage, error.message)
         case .local:
             return CommandLineError(.localDatabase, error.message)

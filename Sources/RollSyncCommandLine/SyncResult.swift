@@ -45,7 +45,7 @@ struct SyncResult: CommandResult, Codable {
                 local: Self.text(conflict.localValue), remote: Self.text(conflict.remoteValue), kept: Self.text(kept)
             )
         }
-        warnings = report.warnings.map { String(describing: $0) }
+        warnings = report.warnings.map(Self.text)
         requests = report.requests
         bytesUploaded = report.bytesUploaded
         bytesDownloaded = report.bytesDownloaded
@@ -64,6 +64,26 @@ struct SyncResult: CommandResult, Codable {
         }
         lines += warnings.map { "  warning: \($0)" }
         return lines
+    }
+
+    /// A warning as people read it.
+    static func text(_ warning: SyncWarning) -> String {
+        switch warning {
+        case .apply(.remoteDeleteDiscardedLocalChanges(let table, let key), let client):
+            "\(client) deleted \(table) \(text(key)); the deletion won over local edits"
+        case .apply(.changeToDeletedRowIgnored(let table, let key), let client):
+            "\(client) changed \(table) \(text(key)), which is deleted here; the change was ignored"
+        case .unreadableChangeSet(let fileName, let client, let reason):
+            "change set \(fileName) of \(client) could not be read and was skipped: \(reason)"
+        case .documentWasReset(let document):
+            "document \(document) was recreated; local data was kept and registered again"
+        case .clientWasRemoved(let document):
+            "this client had been removed from \(document); local data was kept and registered again"
+        case .lastSyncNotRecorded(let reason):
+            "the last-sync marker was not written: \(reason)"
+        @unknown default:
+            String(describing: warning)
+        }
     }
 
     /// A value as people read it: text quoted, NULL spelled out.
