@@ -47,10 +47,10 @@ extension DocumentSyncManager {
     ///   ``SyncError/Code/corruptRemoteData`` if none verifies, or the errors of ``synchronize()``.
     public func downloadWholeStore(from client: SyncIdentifier? = nil) async throws -> SyncReport {
         try await exclusively {
+            // Registering again (safe, three requests) adopts the document's current integrity key,
+            // with the delegate's decisions if the document was reset or this client removed.
             let application = try await self.application.register()
-            if try self.state.registration()?.isRegistered != true {
-                _ = try await self.registerDocument(application, through: application.remote)
-            }
+            let registration = try await self.registerDocument(application, through: application.remote)
             guard let key = try self.state.registration()?.integrityKey else {
                 throw SyncError(.notRegistered, "the registration of document \(self.documentID) was not recorded in the database")
             }
@@ -63,6 +63,7 @@ extension DocumentSyncManager {
             }
             var report = try await self.performSync()
             report.wholeStoreInstalled = installed
+            report.warnings = registration.warnings + report.warnings
             return report
         }
     }

@@ -156,7 +156,11 @@ public actor DocumentSyncManager {
                 broadcaster.send(SyncProgress(phase: .registering))
                 let registration = try await registerDocument(application, through: remote)
                 report.warnings += registration.warnings
-                uploadAfterSync = uploadAfterSync || registration.recreatedDeletedDocument
+                // A document (re)created from a database that synced before: its history is in no
+                // change set of the new document, so a whole store carries it to the others.
+                if registration.createdDocument, try !localStore.appliedSetIDs().isEmpty {
+                    uploadAfterSync = true
+                }
                 if registration.needsWholeStore {
                     report.wholeStoreInstalled = try await installWholeStore(from: nil, registration.integrityKey, application, remote)
                 }
@@ -171,6 +175,7 @@ public actor DocumentSyncManager {
                 clientID: application.clientID,
                 integrityKey: integrityKey,
                 recentSyncMarkers: registration.recentSyncMarkers,
+                includeOwnSets: registration.needsOwnSets,
                 localStore: localStore,
                 state: state,
                 resolver: delegate.conflictResolver,
@@ -178,6 +183,9 @@ public actor DocumentSyncManager {
             )
             switch try await synchronizer.run(into: &report) {
             case .completed:
+                if registration.needsOwnSets {
+                    try state.setNeedsOwnSets(false)
+                }
                 if uploadAfterSync {
                     report.wholeStoreUploaded = try await uploadSnapshot(application, integrityKey, remote)
                 }

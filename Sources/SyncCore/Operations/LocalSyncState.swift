@@ -23,6 +23,9 @@ struct LocalSyncState: Sendable {
         /// The names of this client's last-sync markers that may exist remotely (normally one; more
         /// after a sync failed while replacing its marker).
         var recentSyncMarkers: [String]
+        /// Set when a whole store was installed: the next sync also lists this client's own change
+        /// sets and applies those the store did not contain.
+        var needsOwnSets: Bool
     }
 
     private let writer: any DatabaseWriter
@@ -47,7 +50,8 @@ struct LocalSyncState: Sendable {
                     integrityKey: row["integrity_key"],
                     isRegistered: row["registered"],
                     recentSyncMarkers: (row["recent_sync_markers"] as String?)?
-                        .split(separator: "\n").map(String.init) ?? []
+                        .split(separator: "\n").map(String.init) ?? [],
+                    needsOwnSets: row["needs_own_sets"]
                 )
             }
         }
@@ -96,6 +100,14 @@ struct LocalSyncState: Sendable {
             )
         }
     }
+
+    /// Records whether the next sync must apply this client's own sets missing locally.
+    func setNeedsOwnSets(_ needed: Bool) throws {
+        try write { db in try db.execute(sql: "UPDATE rollingsync_registration SET needs_own_sets = ?", arguments: [needed]) }
+    }
+
+    /// The SQL that sets ``Registration/needsOwnSets``, for a caller's own transaction.
+    static let markNeedsOwnSetsSQL = "UPDATE rollingsync_registration SET needs_own_sets = 1"
 
     /// The change set whose upload has started but is not known to have finished.
     func outgoing() throws -> OutgoingChangeSet? {
@@ -168,6 +180,9 @@ struct LocalSyncState: Sendable {
                         last_sequence INTEGER NOT NULL);
                     """
             )
+        }
+        migrator.registerMigration("rollingsync_registration own sets") { db in
+            try db.execute(sql: "ALTER TABLE rollingsync_registration ADD COLUMN needs_own_sets INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

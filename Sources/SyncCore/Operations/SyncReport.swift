@@ -32,8 +32,9 @@ public struct SyncReport: Sendable {
     /// The whole store this sync installed first (after a vacuum removed history it needed, or
     /// after this client was removed or the document reset), with its re-based local changes.
     public var wholeStoreInstalled: WholeStoreDownload?
-    /// The whole store this sync uploaded (after it recreated a deleted document, so that the
-    /// other clients re-download from it).
+    /// The whole store this sync uploaded: after it created or recreated the document from a
+    /// database that had synced before (a deleted document, removed remote data), so that the
+    /// other clients, which find the document reset, re-base on it.
     public var wholeStoreUploaded: WholeStoreUpload?
 
     public init() {}

@@ -36,6 +36,8 @@ struct Synchronizer: Sendable {
     let clientID: SyncIdentifier
     let integrityKey: String
     let recentSyncMarkers: [String]
+    /// Whether this client's own sets are listed and applied too (after a whole-store install).
+    let includeOwnSets: Bool
     let localStore: LocalStore
     let state: LocalSyncState
     let resolver: ConflictResolver
@@ -64,9 +66,9 @@ struct Synchronizer: Sendable {
         return .completed
     }
 
-    /// Every client's sets (one listing each) and those not applied yet, in apply order (this
-    /// client's own sets are listed too: after a whole-store install, those the store lacks are
-    /// applied like any other); the first client whose vacuum marker names a set never applied
+    /// Every other client's sets (one listing each) and those not applied yet, in apply order
+    /// (with ``includeOwnSets``, this client's own sets too: after a whole-store install, those the
+    /// store lacks are applied like any other); the first client whose vacuum marker names a set never applied
     /// here; `nil` if this client's own directory is missing.
     private func listUnappliedSets() async throws
         -> (all: [SyncIdentifier: [ChangeSetName]], unapplied: [RemoteSet], missingHistory: SyncIdentifier?)?
@@ -78,7 +80,7 @@ struct Synchronizer: Sendable {
         var all: [SyncIdentifier: [ChangeSetName]] = [:]
         var unapplied: [RemoteSet] = []
         var missingHistory: SyncIdentifier?
-        for item in clients where item.isDirectory {
+        for item in clients where item.isDirectory && (includeOwnSets || item.name != clientID.rawValue) {
             guard let client = try? SyncIdentifier(item.name) else { continue }
             let files = try await remote.listIfPresent(layout.changeSets(of: client)) ?? []
             var names: [ChangeSetName] = []

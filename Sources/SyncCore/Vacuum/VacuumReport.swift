@@ -22,6 +22,13 @@ public struct VacuumReport: Sendable, Equatable {
         /// Since when: the client's last sync (``Reason/notApplied``) or the whole store's date;
         /// `nil` if the client never synced.
         public var since: Date?
+
+        /// Describes a hold.
+        public init(client: SyncIdentifier?, reason: Reason, since: Date?) {
+            self.client = client
+            self.reason = reason
+            self.since = since
+        }
     }
 
     /// The file names of this client's change sets that were removed, oldest first.

@@ -15,8 +15,9 @@ import RemoteProtocol
 ///    (``SyncError/Code/corruptRemoteData``) and the local database is untouched.
 /// 3. **Install** with ``LocalStore/installWholeStore(at:inSameTransaction:)`` (one transaction,
 ///    unpushed changes re-based on top), clearing the record of an outgoing set in the same
-///    transaction (its changes are pending again). The next sync applies the tail: every set,
-///    including this client's own, that the store does not contain.
+///    transaction (its changes are pending again) and recording that the next sync must also
+///    list this client's own sets. That sync applies the tail: every set, including this
+///    client's own, that the store does not contain.
 struct WholeStoreDownloader: Sendable {
     let remote: CodedRemote
     let layout: DocumentLayout
@@ -113,6 +114,7 @@ struct WholeStoreDownloader: Sendable {
         do {
             return try localStore.installWholeStore(at: url) { db in
                 try db.execute(sql: "DELETE FROM rollingsync_outgoing")
+                try db.execute(sql: LocalSyncState.markNeedsOwnSetsSQL)
             }
         } catch let error as WholeStoreFileError {
             throw SyncError(.corruptRemoteData, "\(error)", underlying: error)

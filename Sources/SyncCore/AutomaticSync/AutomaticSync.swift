@@ -1,0 +1,132 @@
+import GRDB
+
+/// Opt-in automatic synchronization of one document (TICoreDataSync's sync-after-save and remote
+/// polling): a sync shortly after local changes, and a cheap periodic check for other clients'
+/// new change sets.
+///
+/// ```swift
+/// let automatic = AutomaticSync(manager: manager)
+/// await automatic.start()
+/// for await event in automatic.events { … }   // optional
+/// await automatic.stop()
+/// ```
+///
+/// - **Local changes** are noticed through GRDB's `DatabaseRegionObservation` of RollingSync's
+///   change log on the manager's ``LocalStore/writer``: every commit that logs a change wakes
+///   the local loop, which waits ``AutomaticSyncConfiguration/delayAfterLocalChanges`` (changes
+///   made meanwhile join the same sync) and syncs if changes are pending. Writes through other
+///   connections or processes are picked up by the periodic check.
+/// - **Periodic check**, every ``AutomaticSyncConfiguration/pollInterval``: one listing of
+///   `RecentSyncs/` (a client that pushes always writes a new last-sync marker) and a local
+///   look at the change log; a sync runs only if another client synced since the last check or
+///   local changes are pending. After a failure, the wait doubles up to
+///   ``AutomaticSyncConfiguration/maximumBackoff``; a success resets it.
+/// - Syncs go through ``DocumentSyncManager/synchronize()``, so they coalesce with the
+///   application's own calls.
+/// - **Stopping**: ``stop()`` cancels both loops and the observation, waits for a sync in
+///   progress to end, and finishes ``events``; nothing keeps running afterwards.
+/// - **Time** comes from the injected `Clock`, so tests drive it without sleeping.
+public actor AutomaticSync {
+    /// The events, for one reader; the stream ends at ``stop()``.
+    public nonisolated let events: AsyncStream<AutomaticSyncEvent>
+
+    private let manager: DocumentSyncManager
+    private let configuration: AutomaticSyncConfiguration
+    private let clock: any Clock<Duration>
+    private let eventSink: AsyncStream<AutomaticSyncEvent>.Continuation
+    private var tasks: [Task<Void, Never>] = []
+    private var observation: AnyDatabaseCancellable?
+    private var knownRemoteSyncs: Set<String>?
+    private var stopped = false
+
+    /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``.
+    public init(
+        manager: DocumentSyncManager,
+        configuration: AutomaticSyncConfiguration = AutomaticSyncConfiguration(),
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.manager = manager
+        self.configuration = configuration
+        self.clock = clock
+        (events, eventSink) = AsyncStream.makeStream(of: AutomaticSyncEvent.self)
+    }
+
+    /// Starts: one sync now, then the two loops. Calling it while running, or after ``stop()``
+    /// (an instance runs once; create another to start again), does nothing.
+    public func start() {
+        guard tasks.isEmpty, !stopped else { return }
+        let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        observation = DatabaseRegionObservation(tracking: Table("rollingsync_changes")).start(
+            in: manager.localStore.writer,
+            onError: { _ in signal.finish() },
+            onChange: { _ in signal.yield() }
+        )
+        tasks = [
+            Task { await self.syncOnLocalChanges(signals) },
+            Task { await self.poll() },
+        ]
+    }
+
+    /// Stops both loops and the observation, waits for them (and a sync in progress) to end, and
+    /// finishes ``events``.
+    public func stop() async {
+        stopped = true
+        observation?.cancel()
+        observation = nil
+        let running = tasks
+        tasks = []
+        for task in running {
+            task.cancel()
+        }
+        for task in running {
+            await task.value
+        }
+        eventSink.finish()
+    }
+
+    private func syncOnLocalChanges(_ signals: AsyncStream<Void>) async {
+        for await _ in signals {
+            do {
+                try await clock.sleep(for: configuration.delayAfterLocalChanges)
+                if try manager.localStore.hasPendingChanges() {
+                    try await sync(.localChanges)
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                // Reported by `sync`; the periodic check retries with backoff.
+            }
+        }
+    }
+
+    private func poll() async {
+        var delay = Duration.zero
+        var trigger = AutomaticSyncEvent.Trigger.start
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(for: delay)
+                let remoteSyncs = try await manager.otherClientsSyncMarkers()
+                let pending = try manager.localStore.hasPendingChanges()
+                if trigger == .start || remoteSyncs != knownRemoteSyncs || pending {
+                    try await sync(trigger)
+                } else {
+                    eventSink.yield(.upToDate)
+                }
+                knownRemoteSyncs = remoteSyncs
+                trigger = .poll
+                delay = configuration.pollInterval
+            } catch is CancellationError {
+                return
+            } catch {
+                delay = min(max(delay * 2, configuration.pollInterval), configuration.maximumBackoff)
+                let failure = (error as? SyncError) ?? SyncError(.local, "\(error)", underlying: error)
+                eventSink.yield(.failed(failure, retryIn: delay))
+            }
+        }
+    }
+
+    private func sync(_ trigger: AutomaticSyncEvent.Trigger) async throws {
+        let report = try await manager.synchronize()
+        eventSink.yield(.synced(report, trigger: trigger))
+    }
+}

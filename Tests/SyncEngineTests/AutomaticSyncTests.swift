@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import InMemoryRemote
+import SyncCore
+import Testing
+
+@Suite("Automatic synchronization")
+struct AutomaticSyncTests {
+    /// Reads events until one matches, returning it; fails if the stream ends first.
+    private func next(
+        _ events: inout AsyncStream<AutomaticSyncEvent>.Iterator,
+        where matches: (AutomaticSyncEvent) -> Bool
+    ) async throws -> AutomaticSyncEvent {
+        while let event = await events.next() {
+            if matches(event) { return event }
+        }
+        throw TestFailure("the event stream ended")
+    }
+
+    private func report(_ event: AutomaticSyncEvent, _ trigger: AutomaticSyncEvent.Trigger) -> SyncReport? {
+        if case .synced(let report, trigger) = event { return report }
+        return nil
+    }
+
+    @Test("syncs after local changes, polls for other clients' syncs, backs off on errors and stops cleanly")
+    func automaticSync() async throws {
+        let remote = try TestRemote(.memory)
+        let faults = try remote.faults
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let clock = TestClock()
+        let configuration = AutomaticSyncConfiguration(
+            delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), maximumBackoff: .seconds(200)
+        )
+        let automatic = AutomaticSync(manager: anna.manager, configuration: configuration, clock: clock)
+        var events = automatic.events.makeAsyncIterator()
+        await automatic.start()
+        _ = try await next(&events) { report($0, .start) != nil }
+
+        // Two local writes in a burst: one sync, after the delay.
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(60)))
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
+        try anna.execute("INSERT INTO folder VALUES ('f2', 'Outbox')")
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(2)))
+        clock.advance(by: .seconds(2))
+        let local = try await next(&events) { report($0, .localChanges) != nil }
+        #expect(report(local, .localChanges)?.pushedChanges == 2)
+
+        // Another client's sync is found by the periodic check.
+        try await ben.sync()
+        try ben.execute("INSERT INTO tag VALUES ('t1', 'from ben')")
+        try await ben.sync()
+        clock.advance(by: .seconds(58))
+        let polled = try await next(&events) { report($0, .poll) != nil }
+        #expect(report(polled, .poll)?.appliedSets == 1)
+        #expect(try anna.count("tag") == 1)
+
+        // Failures back off: 120 s, then the 200 s maximum; a success resets the interval.
+        await faults.failEveryCall()
+        for expected in [Duration.seconds(120), .seconds(200)] {
+            let due = clock.now.advanced(by: expected == .seconds(120) ? .seconds(60) : .seconds(120))
+            await clock.waitForSleeper(until: due)
+            clock.advance(by: clock.now.duration(to: due))
+            let failure = try await next(&events) {
+                if case .failed = $0 { return true }
+                return false
+            }
+            if case .failed(_, let retryIn) = failure {
+                #expect(retryIn == expected)
+            }
+        }
+        await faults.heal()
+        let recovered = clock.now.advanced(by: .seconds(200))
+        await clock.waitForSleeper(until: recovered)
+        clock.advance(by: .seconds(200))
+        _ = try await next(&events) {
+            if case .upToDate = $0 { return true }
+            return false
+        }
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(60)))
+
+        await automatic.stop()
+        #expect(await events.next() == nil)
+        #expect(clock.sleeperCount == 0)
+    }
+}
