@@ -49,6 +49,7 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .systemLibrary(name: "CLibSSH2", pkgConfig: "libssh2", providers: [.apt(["libssh2-1-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "SFTPRemote",
             dependencies: ["RemoteProtocol", "RemoteTransportSupport", "CLibSSH2"],
@@ -66,7 +67,7 @@ let package = Package(
 
         .target(
             name: "SyncCore",
-            dependencies: ["RemoteProtocol", grdb, crypto, cryptoExtras],
+            dependencies: ["RemoteProtocol", "CZlib", grdb, crypto, cryptoExtras],
             swiftSettings: sharedSwiftSettings
         ),
 

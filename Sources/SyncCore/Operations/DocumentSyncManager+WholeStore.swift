@@ -86,7 +86,7 @@ extension DocumentSyncManager {
         broadcaster.send(SyncProgress(phase: .pushing))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollingsync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let snapshot = directory.appendingPathComponent(WholeStoreManifest.storeFileName)
+        let snapshot = directory.appendingPathComponent("snapshot.sqlite")
         let clock: HLCTimestamp
         let contents: (appliedSetIDs: [String], pendingChanges: Int)
         do {

@@ -9,7 +9,8 @@ import RemoteProtocol
 ///    newest first by the clock in their names; a unit is *usable* if its manifest carries the
 ///    document's current integrity key and its index contains the newest set named by every
 ///    client's vacuum marker (so no history it lacks has been removed).
-/// 2. **Verify** into scratch files: sizes and SHA-256 from the manifest, SQLite `quick_check`,
+/// 2. **Verify** into scratch files: sizes and SHA-256 from the manifest (of the compressed file,
+///    then of the expanded one), SQLite `quick_check`,
 ///    RollingSync's tables, and the same applied sets as the index. A unit that fails is skipped
 ///    for the next older usable one; if none verifies, the first failure is thrown
 ///    (``SyncError/Code/corruptRemoteData``) and the local database is untouched.
@@ -65,14 +66,23 @@ struct WholeStoreDownloader: Sendable {
     ) async throws -> LocalScratchFile? {
         let manifest = try await catalog.manifest(of: unit)
         guard manifest.integrityKey == integrityKey else { return nil }
+        guard manifest.compression == WholeStoreManifest.zlibCompression else {
+            throw SyncError(.corruptRemoteData, "whole store \(unit.name) of \(unit.client) uses the unknown compression '\(manifest.compression)'")
+        }
         let indexFile = try await downloadVerified(WholeStoreManifest.indexFileName, of: unit, manifest: manifest)
         defer { indexFile.remove() }
         let indexPath = layout.wholeStoreFile(WholeStoreManifest.indexFileName, of: unit.name, client: unit.client)
         let index = try CodedRemote.decodeJSON(WholeStoreIndex.self, from: try Data(contentsOf: indexFile.url), at: indexPath)
         let contained = Set(index.appliedSetIDs)
         guard markers.values.allSatisfy({ contained.contains($0.id) }) else { return nil }
-        let store = try await downloadVerified(WholeStoreManifest.storeFileName, of: unit, manifest: manifest)
+        let compressed = try await downloadVerified(WholeStoreManifest.storeFileName, of: unit, manifest: manifest)
+        defer { compressed.remove() }
+        let store = try LocalScratchFile()
         do {
+            try ZlibStream.decompress(compressed.url, to: store.url)
+            guard try FileDigest.describe(store.url) == manifest.uncompressedStore else {
+                throw WholeStoreFileError(reason: "the expanded store does not match its manifest")
+            }
             let inspected = try LocalStore.inspectSnapshot(at: store.url)
             guard Set(inspected.appliedSetIDs) == contained else {
                 throw WholeStoreFileError(reason: "its applied change sets differ from its index")

@@ -4,16 +4,18 @@ import Foundation
 /// every other file of the unit is complete, and it lets a reader verify them before use.
 ///
 /// Sizes and SHA-256 digests describe each file as it was before the codec (so they also catch a
-/// decryption or decoding mix-up). Compression is `none` in format version 1: a SQLite snapshot
-/// written with `VACUUM INTO` is already compact, and encryption, when enabled, is applied by the
-/// codec on top.
+/// decryption or decoding mix-up). The snapshot is stored zlib-compressed (RFC 1950, `compression`
+/// is `zlib`); ``uncompressedStore`` describes it once expanded. Encryption, when enabled, is
+/// applied by the codec on top of the compressed bytes.
 public struct WholeStoreManifest: Codable, Sendable, Equatable {
     /// The manifest's file name inside a unit.
     public static let manifestFileName = "manifest.json"
-    /// The snapshot's file name inside a unit.
-    public static let storeFileName = "store.sqlite"
+    /// The compressed snapshot's file name inside a unit.
+    public static let storeFileName = "store.sqlite.zlib"
     /// The applied-change-set index's file name inside a unit (see ``WholeStoreIndex``).
     public static let indexFileName = "appliedSets.json"
+    /// The ``compression`` value of a zlib-compressed store.
+    public static let zlibCompression = "zlib"
     /// The version written by this build.
     public static let currentVersion = 1
 
@@ -42,25 +44,28 @@ public struct WholeStoreManifest: Codable, Sendable, Equatable {
     public var integrityKey: String
     /// When the snapshot was taken, by the uploader's wall clock.
     public var createdAt: Date
-    /// `none` (see the type's documentation).
+    /// The compression of ``storeFileName``: `zlib`, the only one this version writes and reads.
     public var compression: String
+    /// The snapshot once expanded: the SQLite file.
     /// The number of change sets the snapshot contains.
     public var appliedSetCount: Int
-    /// The unit's files by name: ``storeFileName`` and ``indexFileName``.
+    public var uncompressedStore: File
+    /// The unit's files as stored, by name: ``storeFileName`` and ``indexFileName``.
     public var files: [String: File]
 
     /// Describes a unit.
     public init(
         clientID: SyncIdentifier, unit: WholeStoreUnitName, integrityKey: String, createdAt: Date,
-        appliedSetCount: Int, files: [String: File]
+        appliedSetCount: Int, uncompressedStore: File, files: [String: File]
     ) {
         version = Self.currentVersion
         self.clientID = clientID
         self.unit = unit.directoryName
         self.integrityKey = integrityKey
         self.createdAt = createdAt
-        compression = "none"
+        compression = Self.zlibCompression
         self.appliedSetCount = appliedSetCount
+        self.uncompressedStore = uncompressedStore
         self.files = files
     }
 }

@@ -6,7 +6,8 @@ import RemoteProtocol
 ///
 /// Order of writes, so a reader never sees a half-written unit and an interruption at any step
 /// leaves the previous unit usable:
-/// 1. `WholeStore/<client>/<clock>-<id>.wholestore/store.sqlite` (the snapshot, through the codec);
+/// 1. `WholeStore/<client>/<clock>-<id>.wholestore/store.sqlite.zlib` (the snapshot, compressed,
+///    through the codec);
 /// 2. `appliedSets.json` (the change sets the snapshot contains);
 /// 3. `manifest.json` **last** (sizes and SHA-256 of both): the unit is now complete;
 /// 4. every other unit directory of this client (older units and leftovers of interrupted
@@ -23,21 +24,26 @@ struct WholeStoreUploader: Sendable {
         let unit = WholeStoreUnitName(clock: clock)
         let index = try LocalScratchFile()
         defer { index.remove() }
+        let compressed = try LocalScratchFile()
+        defer { compressed.remove() }
+        let uncompressed: WholeStoreManifest.File
         let store: WholeStoreManifest.File
         let indexFile: WholeStoreManifest.File
         do {
             try JSONEncoder().encode(WholeStoreIndex(appliedSetIDs: appliedSetIDs)).write(to: index.url)
-            store = try FileDigest.describe(snapshot)
+            uncompressed = try FileDigest.describe(snapshot)
+            try ZlibStream.compress(snapshot, to: compressed.url)
+            store = try FileDigest.describe(compressed.url)
             indexFile = try FileDigest.describe(index.url)
         } catch {
             throw SyncError(.local, "cannot prepare the whole store for upload: \(error)", underlying: error)
         }
         try await remote.createDirectory(layout.wholeStoreUnit(unit, of: clientID))
-        try await remote.upload(snapshot, to: layout.wholeStoreFile(WholeStoreManifest.storeFileName, of: unit, client: clientID))
+        try await remote.upload(compressed.url, to: layout.wholeStoreFile(WholeStoreManifest.storeFileName, of: unit, client: clientID))
         try await remote.upload(index.url, to: layout.wholeStoreFile(WholeStoreManifest.indexFileName, of: unit, client: clientID))
         let manifest = WholeStoreManifest(
             clientID: clientID, unit: unit, integrityKey: integrityKey, createdAt: Date(),
-            appliedSetCount: appliedSetIDs.count,
+            appliedSetCount: appliedSetIDs.count, uncompressedStore: uncompressed,
             files: [WholeStoreManifest.storeFileName: store, WholeStoreManifest.indexFileName: indexFile]
         )
         try await remote.writeJSON(manifest, to: layout.wholeStoreManifest(unit, of: clientID))

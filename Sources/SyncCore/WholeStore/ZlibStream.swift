@@ -1,0 +1,81 @@
+import CZlib
+import Foundation
+
+/// Streaming zlib (RFC 1950) compression of files with the system zlib, 256 KiB at a time, so a
+/// whole store of any size is compressed or expanded in bounded memory.
+enum ZlibStream {
+    /// A compression or decompression failure (a damaged stream, a write error).
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    private static let chunkSize = 256 * 1024
+
+    /// Compresses `source` into a new file at `destination` (replaced if present).
+    static func compress(_ source: URL, to destination: URL) throws {
+        try run(source, destination, compressing: true)
+    }
+
+    /// Expands the zlib stream in `source` into `destination`, refusing a truncated or damaged
+    /// stream and any bytes after its end.
+    static func decompress(_ source: URL, to destination: URL) throws {
+        try run(source, destination, compressing: false)
+    }
+
+    private static func run(_ source: URL, _ destination: URL, compressing: Bool) throws {
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
+            throw Failure(description: "cannot create \(destination.lastPathComponent)")
+        }
+        let output = try FileHandle(forWritingTo: destination)
+        defer { try? output.close() }
+
+        var stream = z_stream()
+        let initialized = compressing
+            ? czlib_deflate_init(&stream, Z_DEFAULT_COMPRESSION) : czlib_inflate_init(&stream)
+        guard initialized == Z_OK else { throw Failure(description: "zlib could not start (\(initialized))") }
+        defer { _ = compressing ? deflateEnd(&stream) : inflateEnd(&stream) }
+
+        var outputBuffer = [UInt8](repeating: 0, count: chunkSize)
+        var finished = false
+        while !finished {
+            let chunk = try input.read(upToCount: chunkSize) ?? Data()
+            let atEnd = chunk.isEmpty
+            if !compressing, atEnd {
+                throw Failure(description: "the compressed stream is truncated")
+            }
+            var inputBytes = [UInt8](chunk)
+            try inputBytes.withUnsafeMutableBufferPointer { inputPointer in
+                stream.next_in = inputPointer.baseAddress
+                stream.avail_in = uInt(inputPointer.count)
+                repeat {
+                    let status: Int32 = try outputBuffer.withUnsafeMutableBufferPointer { outputPointer in
+                        stream.next_out = outputPointer.baseAddress
+                        stream.avail_out = uInt(outputPointer.count)
+                        let status = compressing ? deflate(&stream, atEnd ? Z_FINISH : Z_NO_FLUSH) : inflate(&stream, Z_NO_FLUSH)
+                        let produced = outputPointer.count - Int(stream.avail_out)
+                        if produced > 0 {
+                            try output.write(contentsOf: UnsafeBufferPointer(rebasing: outputPointer[..<produced]))
+                        }
+                        return status
+                    }
+                    switch status {
+                    case Z_STREAM_END:
+                        finished = true
+                        if !compressing, stream.avail_in > 0 {
+                            throw Failure(description: "bytes follow the end of the compressed stream")
+                        }
+                    case Z_OK, Z_BUF_ERROR:
+                        break
+                    default:
+                        throw Failure(description: "the compressed stream is damaged (zlib \(status))")
+                    }
+                } while stream.avail_out == 0 && !finished
+            }
+        }
+        if !compressing, let rest = try input.read(upToCount: 1), !rest.isEmpty {
+            throw Failure(description: "bytes follow the end of the compressed stream")
+        }
+    }
+}
