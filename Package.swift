@@ -30,10 +30,12 @@ let package = Package(
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
         .library(name: "SyncCore", targets: ["SyncCore"]),
+        .executable(name: "rollsync", targets: ["rollsync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // MARK: The remote side: protocol, backends, contract suite
@@ -68,6 +70,18 @@ let package = Package(
             dependencies: ["RemoteProtocol", "CZlib", grdb, crypto, cryptoExtras],
             swiftSettings: sharedSwiftSettings
         ),
+
+        // MARK: The command-line tool (logic in a library so tests can reach it; main.swift is tiny)
+
+        .target(
+            name: "RollSyncCommandLine",
+            dependencies: [
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", grdb,
+            ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(name: "rollsync", dependencies: ["RollSyncCommandLine"], swiftSettings: sharedSwiftSettings),
 
         // MARK: Benchmarks (executables that print ratios; run with Scripts/benchmark.sh NAME)
 
@@ -130,6 +144,13 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb, crypto], swiftSettings: sharedSwiftSettings),
+        // Depends on the executable so `swift build --build-tests` and `swift test` build the binary the
+        // end-to-end tests run as a separate process.
+        .testTarget(
+            name: "RollSyncCommandLineTests",
+            dependencies: ["rollsync", "RollSyncCommandLine", grdb],
+            swiftSettings: sharedSwiftSettings
+        ),
         .testTarget(
             name: "SyncEngineTests",
             dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", grdb],

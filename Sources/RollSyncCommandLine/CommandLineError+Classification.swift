@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import RemoteProtocol
+import SyncCore
+
+extension CommandLineError {
+    /// Classifies an error of RollingSync or SQLite into a kind, a one-line message and a hint;
+    /// `nil` for other errors (those of the argument parser: help, usage).
+    init?(classifying error: any Error) {
+        switch error {
+        case let error as CommandLineError:
+            self = error
+        case let error as SyncError:
+            self = Self.classify(error)
+        case let error as RemoteStoreError:
+            self = Self.classify(error)
+        case let error as LocalStoreError:
+            self.init(.localDatabase, error.description, hint: "synced tables need a TEXT or BLOB primary key such as a UUID")
+        case let error as DatabaseError:
+            self.init(.localDatabase, "the database failed: \(error.message ?? error.description)")
+        default:
+            return nil
+        }
+    }
+
+    private static func classify(_ error: SyncError) -> CommandLineError {
+        switch error.code {
+        case .wrongPassword:
+            return CommandLineError(
+                .authentication, error.message,
+                hint: "set \(EncryptionPasswordSource.defaultVariable) to the application's password, or run on a terminal to be asked"
+            )
+        case .passwordRequired:
+            return CommandLineError(
+                .authentication, error.message,
+                hint: "set \(EncryptionPasswordSource.defaultVariable), or run on a terminal to be asked for the password"
+            )
+        case .invalidIdentifier, .declined:
+            return CommandLineError(.usage, error.message)
+        case .local:
+            return CommandLineError(.localDatabase, error.message)
+        case .remote:
+            if let remote = error.underlying as? RemoteStoreError {
+                return classify(remote)
+            }
+            return CommandLineError(.remote, error.message)
+        default:
+            return CommandLineError(.remote, error.message)
+        }
+    }
+
+    private static func classify(_ error: RemoteStoreError) -> CommandLineError {
+        let message = error.message
+        switch error.code {
+        case .hostKeyUnknown:
+            return CommandLineError(
+                .authentication, message,
+                hint: "after checking the fingerprint, run `rollsync init` again with --host-key-fingerprint or --trust-on-first-use"
+            )
+        case .hostKeyMismatch:
+            return CommandLineError(.authentication, message, hint: "the server's key changed: check it with the server's administrator")
+        case .authenticationFailed:
+            return CommandLineError(
+                .authentication, message,
+                hint: "check --identity-file (SFTP) or the user and \(RemotePasswordSource.webDAVVariable) (WebDAV)"
+            )
+        case .permissionDenied:
+            return CommandLineError(.authentication, message)
+        case .unavailable, .timedOut:
+            return CommandLineError(.remote, message, hint: "check that the server runs and can be reached, then try again")
+        default:
+            return CommandLineError(.remote, message, hint: error.isRetryable ? "this may pass: try again later" : nil)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import RemoteProtocol
+import SyncCore
+
+/// A failure of a `rollsync` command, with the exit code it ends the process with and a hint saying
+/// what to do about it. Messages never contain secrets (the errors they come from never do).
+public struct CommandLineError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure, which fixes the process's exit code.
+    public enum Kind: Int32, Sendable, CaseIterable {
+        /// The command line is wrong: an unknown option, a malformed URL or identifier, a command
+        /// that does not fit the database's state.
+        case usage = 1
+        /// Synchronisation or the remote storage failed (unreachable, timed out, unexpected data).
+        case remote = 2
+        /// Authentication failed: a password, key or host key was refused, unknown or missing.
+        case authentication = 3
+        /// The local database is missing, unreadable, not SQLite, or cannot be synced as asked.
+        case localDatabase = 4
+
+        /// The process exit code.
+        public var exitCode: Int32 { rawValue }
+
+        /// One line for `rollsync help` and the README.
+        public var meaning: String {
+            switch self {
+            case .usage: "usage error (unknown option, malformed URL, unknown table)"
+            case .remote: "sync or remote storage error (unreachable server)"
+            case .authentication: "authentication error (password, key, host key)"
+            case .localDatabase: "local database problem (missing, not SQLite, not set up)"
+            }
+        }
+    }
+
+    /// What kind of failure.
+    public var kind: Kind
+    /// What went wrong, in one line.
+    public var message: String
+    /// What to do about it, if there is something to say.
+    public var hint: String?
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String, hint: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.hint = hint
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+
+/// `--db FILE`: the SQLite database a command works on.
+struct DatabaseOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "file"))
+    var db: String
+}
+
+/// `--db FILE` and `--password-env NAME`: what the commands that work on a configured database take.
+struct SessionOptions: ParsableArguments {
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var password: PasswordOptions
+
+    /// The database's path.
+    var path: String { database.db }
+
+    /// Opens the configured database and its remote store.
+    func open() async throws -> SyncSession {
+        try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+    }
+}
+
+/// `--json`: one JSON object per result on standard output, no progress.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print one JSON object per result, for scripts; no progress display.")
+    var json = false
+
+    /// The console these options ask for.
+    var console: Console { Console(json: json) }
+}
+
+/// `--password-env NAME`: where the encryption password comes from.
+struct PasswordOptions: ParsableArguments {
+    @Option(
+        name: .customLong("password-env"),
+        help: ArgumentHelp("The environment variable holding the encryption password (else a prompt on a terminal).", valueName: "name")
+    )
+    var passwordVariable = EncryptionPasswordSource.defaultVariable
+
+    /// The password source.
+    var source: EncryptionPasswordSource {
+        EncryptionPasswordSource(variable: passwordVariable, prompt: "Encryption password: ")
+    }
+}
+
+/// The backends' non-secret options of `init`.
+struct RemoteOptions: ParsableArguments {
+    @Option(name: .customLong("identity-file"), help: ArgumentHelp("SFTP: the private key to log in with.", valueName: "file"))
+    var identityFile: String?
+
+    @Option(name: .customLong("known-hosts"), help: ArgumentHelp("SFTP: the known_hosts file (default ~/.ssh/known_hosts).", valueName: "file"))
+    var knownHosts: String?
+
+    @Option(name: .customLong("host-key-fingerprint"), help: ArgumentHelp("SFTP: trust exactly this host key (SHA256:…).", valueName: "fingerprint"))
+    var hostKeyFingerprint: String?
+
+    @Flag(name: .customLong("trust-on-first-use"), help: "SFTP: trust an unknown host key and record it in known_hosts.")
+    var trustOnFirstUse = false
+
+    @Option(name: .long, help: ArgumentHelp("WebDAV: the user name (the password never goes on the command line).", valueName: "name"))
+    var user: String?
+
+    @Option(
+        name: .customLong("webdav-password-env"),
+        help: ArgumentHelp("WebDAV: the environment variable holding the password (default ROLLSYNC_WEBDAV_PASSWORD).", valueName: "name")
+    )
+    var webDAVPasswordVariable: String?
+
+    /// The settings these options give, paths made absolute against `directory`.
+    func settings(relativeTo directory: String) -> [String: String] {
+        func absolute(_ path: String) -> String {
+            path.hasPrefix("/") || path.hasPrefix("~") ? path : directory + "/" + path
+        }
+        var settings: [String: String] = [:]
+        settings["identity-file"] = identityFile.map(absolute)
+        settings["known-hosts"] = knownHosts.map(absolute)
+        settings["host-key-fingerprint"] = hostKeyFingerprint
+        if trustOnFirstUse { settings["trust-on-first-use"] = "true" }
+        settings["user"] = user
+        settings[RemoteLocation.passwordVariableSetting] = webDAVPasswordVariable
+        return settings
+    }
+}

@@ -1,0 +1,174 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import RemoteProtocol
+import SyncCore
+
+/// `rollsync init`: attaches an existing database to a remote document.
+///
+/// Everything that can fail is checked before the database is touched: the file, the tables (on an
+/// in-memory copy of their schema, with the engine's own rules), the remote URL, the connection and
+/// the encryption password. Only then are RollingSync's tables, the capture triggers and the
+/// settings written, and the document registered.
+struct InitCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "init",
+        abstract: "Set up a SQLite database for syncing with a remote document."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(name: .long, help: ArgumentHelp("Where the data meets other clients: a URL or a folder path.", valueName: "url"))
+    var remote: String
+
+    @Option(name: .customLong("table"), help: ArgumentHelp("A table to sync (repeat for several; TEXT or BLOB primary keys).", valueName: "name"))
+    var tables: [String] = []
+
+    @Option(name: .customLong("app"), help: ArgumentHelp("The application identifier: the remote data's top folder.", valueName: "id"))
+    var applicationID = "rollsync"
+
+    @Option(name: .customLong("document"), help: ArgumentHelp("The document identifier: databases with the same one sync together.", valueName: "id"))
+    var documentID = "default"
+
+    @Option(name: .long, help: ArgumentHelp("This client's description, shown to other clients.", valueName: "text"))
+    var description: String?
+
+    @Flag(name: .long, inversion: .prefixedNo, help: "Encrypt the remote data if this client creates it (asks for a password).")
+    var encrypt = false
+
+    @Option(name: .customLong("key-cache"), help: ArgumentHelp("Directory caching the unlocked encryption key (default: FILE.rollsync-keys).", valueName: "dir"))
+    var keyCache: String?
+
+    @OptionGroup var remoteOptions: RemoteOptions
+    @OptionGroup var password: PasswordOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if tables.isEmpty {
+            throw ValidationError("name at least one table to sync with --table")
+        }
+        for identifier in [applicationID, documentID] {
+            do { _ = try SyncIdentifier(identifier) } catch let error as SyncError { throw ValidationError(error.message) }
+        }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let directory = FileManager.default.currentDirectoryPath
+        let queue = try DatabaseFile.open(database.db)
+        if try await queue.read({ try CommandLineSettings.read(from: $0) }) != nil {
+            throw CommandLineError(.usage, "\(database.db) is already set up for syncing", hint: "run `rollsync sync --db \(database.db)`")
+        }
+        let tableNames = try Self.checkTables(tables, in: queue, path: database.db)
+        let location = try RemoteLocation.parse(remote, settings: remoteOptions.settings(relativeTo: directory), relativeTo: directory)
+        let databaseURL = URL(fileURLWithPath: database.db, relativeTo: URL(fileURLWithPath: directory + "/")).standardizedFileURL
+        var settings = CommandLineSettings(
+            remoteURL: location.url,
+            applicationID: applicationID,
+            documentID: documentID,
+            clientID: UUID().uuidString,
+            clientDescription: description ?? "\(ProcessInfo.processInfo.hostName):\(databaseURL.lastPathComponent)",
+            encrypted: encrypt,
+            keyCacheDirectory: keyCache.map { $0.hasPrefix("/") ? $0 : directory + "/" + $0 } ?? databaseURL.path + ".rollsync-keys",
+            remoteSettings: location.settings
+        )
+
+        // With --encrypt the password is needed whatever the remote holds: ask before anything.
+        var passwordSource = password.source
+        if encrypt {
+            passwordSource.obtained = try passwordSource.requiredPassword()
+        }
+
+        // The remote side: connection, application data, encryption password.
+        try location.createFolderIfLocal()
+        let store = try await location.open(registry: .withRollSyncBackends(), environment: environment)
+        let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: encrypt, password: passwordSource)
+        let registration = try await application.register()
+        if encrypt && !registration.format.encrypted {
+            throw CommandLineError(
+                .usage, "the remote data of \(applicationID) exists and is not encrypted; encryption is chosen once, when it is created",
+                hint: "run init without --encrypt to join it, or use another --app"
+            )
+        }
+        settings.encrypted = registration.format.encrypted
+
+        // Only now the database: RollingSync's tables, triggers, settings, and the document.
+        let localStore = try LocalStore(writer: queue)
+        for table in tableNames {
+            try localStore.register(table: table)
+        }
+        try CommandLineSettings.migrator.migrate(queue)
+        let configured = settings
+        try await queue.write { db in try configured.write(to: db) }
+        let document = try SyncSession.makeDocument(application: application, settings: settings, localStore: localStore)
+        let documentRegistration = try await document.register()
+
+        try output.console.emit(
+            InitResult(
+                database: database.db,
+                remote: location.displayURL,
+                application: applicationID,
+                document: documentID,
+                client: settings.clientID,
+                tables: tableNames,
+                encrypted: settings.encrypted,
+                createdApplication: registration.createdApplication,
+                createdDocument: documentRegistration.createdDocument
+            )
+        )
+    }
+
+    /// Checks that every table exists and can be synced, on an in-memory copy of the tables'
+    /// schema, so a refusal leaves the file untouched.
+    /// - Returns: the tables' names as the database spells them.
+    static func checkTables(_ names: [String], in queue: DatabaseQueue, path: String) throws -> [String] {
+        let schema = try queue.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL
+                    AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'rollingsync\\_%' ESCAPE '\\'
+                    """
+            ).map { ($0["name"] as String, $0["sql"] as String) }
+        }
+        let copy = try DatabaseQueue()
+        try copy.write { db in
+            for (_, sql) in schema { try db.execute(sql: sql) }
+        }
+        let checker = try LocalStore(writer: copy)
+        return try names.map { name in
+            guard let canonical = schema.first(where: { $0.0.lowercased() == name.lowercased() })?.0 else {
+                let known = schema.map(\.0).sorted().joined(separator: ", ")
+                throw CommandLineError(
+                    .usage, "\(path) has no table named '\(name)'",
+                    hint: known.isEmpty ? "the database has no tables yet" : "its tables: \(known)"
+                )
+            }
+            return try checker.register(table: canonical).name
+        }
+    }
+}
+
+/// What `init` did.
+struct InitResult: CommandResult {
+    var command = "init"
+    var database: String
+    var remote: String
+    var application: String
+    var document: String
+    var client: String
+    var tables: [String]
+    var encrypted: Bool
+    var createdApplication: Bool
+    var createdDocument: Bool
+
+    var humanLines: [String] {
+        [
+            "\(database) now syncs tables \(tables.joined(separator: ", ")) with \(remote)",
+            "  application \(application)\(createdApplication ? " (created)" : ""), document \(document)"
+                + "\(createdDocument ? " (created)" : " (joined)"), client \(client), "
+                + (encrypted ? "encrypted" : "not encrypted"),
+            "Run `rollsync sync --db \(database)` to sync.",
+        ]
+    }
+}

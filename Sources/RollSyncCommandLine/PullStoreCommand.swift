@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import SyncCore
+
+/// `rollsync pull-store`: installs a whole store in place of the database's synced data (keeping
+/// unpushed local changes), then syncs the rest. The bootstrap of a new client.
+struct PullStoreCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pull-store",
+        abstract: "Install the newest whole store (keeping unpushed local changes), then sync the rest."
+    )
+
+    @OptionGroup var target: SessionOptions
+
+    @Option(name: .customLong("from"), help: ArgumentHelp("Install this client's store (default: the newest of any client).", valueName: "client"))
+    var client: String?
+
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let source = try client.map { try SyncIdentifier($0) }
+        let session = try await target.open()
+        let report = try await session.showingProgress(quiet: output.json) { try await $0.downloadWholeStore(from: source) }
+        let sync = try await session.recordSync(report)
+        try output.console.emit(
+            WholeStoreResult(
+                command: "pull-store", database: session.path,
+                unit: report.wholeStoreInstalled?.unit.directoryName ?? "",
+                client: report.wholeStoreInstalled?.client.rawValue ?? "",
+                bytes: 0, sync: sync
+            )
+        )
+    }
+}

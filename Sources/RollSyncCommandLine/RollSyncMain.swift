@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+
+/// The whole `rollsync` process: parses the arguments, runs the command, and turns every failure
+/// into one line on standard error (plus a hint) and a documented exit code.
+public enum RollSyncMain {
+    /// Runs `rollsync` with `arguments` (without the program name) and returns the exit code.
+    public static func run(_ arguments: [String]) async -> Int32 {
+        do {
+            var command = try RollSyncCommand.parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+            return 0
+        } catch {
+            guard let failure = CommandLineError(classifying: error) else {
+                return reportParserError(error)
+            }
+            var text = "rollsync: error: \(failure.message)\n"
+            if let hint = failure.hint { text += "hint: \(hint)\n" }
+            Console.writeError(text)
+            return failure.kind.exitCode
+        }
+    }
+
+    /// Help goes to standard output with 0; every other parser failure is a usage error.
+    private static func reportParserError(_ error: any Error) -> Int32 {
+        let message = RollSyncCommand.fullMessage(for: error)
+        if RollSyncCommand.exitCode(for: error) == .success {
+            print(message)
+            return 0
+        }
+        Console.writeError("rollsync: \(message)\n")
+        return CommandLineError.Kind.usage.exitCode
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import RemoteProtocol
+import SyncCore
+
+/// `rollsync status`: the database's configuration, its pending local changes, its last sync and
+/// the application's clients. The remote is only asked for the client list; if it cannot be
+/// reached the rest is still shown.
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show pending local changes, the last sync and the clients."
+    )
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() async throws {
+        let queue = try DatabaseFile.open(database.db)
+        let settings = try DatabaseFile.settings(of: queue, path: database.db)
+        let localStore = try LocalStore(writer: queue)
+        let pending = try localStore.readPendingChanges { _ in }
+        let lastSync = try await queue.read { db in try CommandLineSettings.lastSync(in: db) }
+            .flatMap { try? JSONDecoder.iso8601.decode(SyncResult.self, from: Data($0.utf8)) }
+        var result = StatusResult(
+            database: database.db,
+            remote: settings.remoteURL.absoluteString,
+            application: settings.applicationID,
+            document: settings.documentID,
+            client: settings.clientID,
+            encrypted: settings.encrypted,
+            tables: try localStore.syncedTables().map(\.name),
+            pendingChanges: pending,
+            lastSyncAt: lastSync?.finishedAt,
+            lastSyncSummary: lastSync?.humanLines.first,
+            clients: nil,
+            clientsUnavailable: nil
+        )
+        do {
+            result.clients = try await Self.clients(settings)
+        } catch {
+            result.clientsUnavailable = CommandLineError(classifying: error)?.message ?? String(describing: error)
+        }
+        try output.console.emit(result)
+    }
+
+    /// The identifiers of the application's registered clients (the `ClientDevices` folders).
+    private static func clients(_ settings: CommandLineSettings) async throws -> [String] {
+        let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: ProcessInfo.processInfo.environment)
+        let layout = try ApplicationLayout(applicationID: SyncIdentifier(settings.applicationID))
+        return try await store.list(layout.clientDevices).filter(\.isDirectory).map(\.name).sorted()
+    }
+}
+
+extension JSONDecoder {
+    /// A decoder reading ISO 8601 dates, as ``Console/jsonLine(_:)`` writes them.
+    static var iso8601: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// What `status` shows.
+struct StatusResult: CommandResult {
+    var command = "status"
+    var database: String
+    var remote: String
+    var application: String
+    var document: String
+    var client: String
+    var encrypted: Bool
+    var tables: [String]
+    var pendingChanges: Int
+    var lastSyncAt: Date?
+    var lastSyncSummary: String?
+    var clients: [String]?
+    var clientsUnavailable: String?
+
+    var humanLines: [String] {
+        var lines = [
+            "\(database) syncs \(tables.joined(separator: ", ")) with \(remote)",
+            "  application \(application), document \(document), client \(client), \(encrypted ? "encrypted" : "not encrypted")",
+            "  pending local changes: \(pendingChanges)",
+            "  last sync: " + (lastSyncAt.map { "\($0.formatted(.iso8601)) — \(lastSyncSummary ?? "")" } ?? "never"),
+        ]
+        if let clients {
+            lines.append("  clients (\(clients.count)): " + clients.map { $0 == client ? "\($0) (this one)" : $0 }.joined(separator: ", "))
+        } else if let clientsUnavailable {
+            lines.append("  clients: unavailable (\(clientsUnavailable))")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+import SyncCore
+
+/// What one sync did, for people and for scripts (and recorded as the database's last sync).
+struct SyncResult: CommandResult, Codable {
+    /// One conflict and the value that won.
+    struct ConflictLine: Codable {
+        var table: String
+        var key: String
+        var column: String
+        var local: String
+        var remote: String
+        var kept: String
+    }
+
+    var command = "sync"
+    var database: String
+    var appliedSets: Int
+    var appliedChanges: Int
+    var pushedChanges: Int
+    var conflicts: [ConflictLine]
+    var warnings: [String]
+    var requests: Int
+    var bytesUploaded: Int64
+    var bytesDownloaded: Int64
+    var seconds: Double
+    var finishedAt: Date
+
+    /// The result of `report` for `database`.
+    init(database: String, report: SyncReport) {
+        self.database = database
+        appliedSets = report.appliedSets
+        appliedChanges = report.appliedChanges
+        pushedChanges = report.pushedChanges
+        conflicts = report.conflicts.map { resolved in
+            let conflict = resolved.conflict
+            let kept: DatabaseValue = switch resolved.resolution {
+            case .local: conflict.localValue
+            case .remote: conflict.remoteValue
+            case .merged(let value): value
+            }
+            return ConflictLine(
+                table: conflict.table, key: Self.text(conflict.key), column: conflict.column,
+                local: Self.text(conflict.localValue), remote: Self.text(conflict.remoteValue), kept: Self.text(kept)
+            )
+        }
+        warnings = report.warnings.map(Self.text)
+        requests = report.requests
+        bytesUploaded = report.bytesUploaded
+        bytesDownloaded = report.bytesDownloaded
+        seconds = report.finishedAt.timeIntervalSince(report.startedAt)
+        finishedAt = report.finishedAt
+    }
+
+    var humanLines: [String] {
+        var lines = [
+            "\(database): applied \(appliedChanges) changes from \(appliedSets) change sets, pushed \(pushedChanges) changes; "
+                + "\(requests) requests, \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
+                + String(format: "%.2f s", seconds)
+        ]
+        lines += conflicts.map {
+            "  conflict: \($0.table) \($0.key) \($0.column): here \($0.local), elsewhere \($0.remote) → kept \($0.kept)"
+        }
+        lines += warnings.map { "  warning: \($0)" }
+        return lines
+    }
+
+    /// A warning as people read it.
+    static func text(_ warning: SyncWarning) -> String {
+        switch warning {
+        case .apply(.remoteDeleteDiscardedLocalChanges(let table, let key), let client):
+            "\(client) deleted \(table) \(text(key)); the deletion won over local edits"
+        case .apply(.changeToDeletedRowIgnored(let table, let key), let client):
+            "\(client) changed \(table) \(text(key)), which is deleted here; the change was ignored"
+        case .unreadableChangeSet(let fileName, let client, let reason):
+            "change set \(fileName) of \(client) could not be read and was skipped: \(reason)"
+        case .documentWasReset(let document):
+            "document \(document) was recreated; local data was kept and registered again"
+        case .clientWasRemoved(let document):
+            "this client had been removed from \(document); local data was kept and registered again"
+        case .lastSyncNotRecorded(let reason):
+            "the last-sync marker was not written: \(reason)"
+        @unknown default:
+            String(describing: warning)
+        }
+    }
+
+    /// A value as people read it: text quoted, NULL spelled out.
+    static func text(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: "NULL"
+        case .int64(let number): String(number)
+        case .double(let number): String(number)
+        case .string(let string): "\"\(string)\""
+        case .blob(let data): "<\(data.count) bytes>"
+        }
+    }
+
+    /// `512 B`, `12.3 kB`, `4.0 MB` (decimal units).
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "kB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import RemoteProtocol
+import SyncCore
+
+/// A configured database with its managers: what `sync`, `status` and `change-password` work on.
+struct SyncSession: Sendable {
+    /// The database file's path as given.
+    var path: String
+    /// The database.
+    var database: DatabaseQueue
+    /// Its `rollsync` settings.
+    var settings: CommandLineSettings
+    /// RollingSync's local store on it.
+    var localStore: LocalStore
+    /// The remote store.
+    var store: any RemoteStore
+    /// The application manager.
+    var application: ApplicationSyncManager
+    /// The document manager.
+    var document: DocumentSyncManager
+
+    /// Opens the configured database at `path` and its remote store.
+    static func open(path: String, password: EncryptionPasswordSource, environment: [String: String]) async throws -> SyncSession {
+        let database = try DatabaseFile.open(path)
+        let settings = try DatabaseFile.settings(of: database, path: path)
+        let localStore = try LocalStore(writer: database)
+        let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: environment)
+        let application = try makeApplication(store: store, settings: settings, encrypt: settings.encrypted, password: password)
+        let document = try makeDocument(application: application, settings: settings, localStore: localStore)
+        return SyncSession(
+            path: path, database: database, settings: settings, localStore: localStore, store: store,
+            application: application, document: document
+        )
+    }
+
+    /// The application manager for `settings` on `store`; `encrypt` decides whether remote data
+    /// this client creates is encrypted.
+    static func makeApplication(
+        store: any RemoteStore, settings: CommandLineSettings, encrypt: Bool, password: EncryptionPasswordSource
+    ) throws -> ApplicationSyncManager {
+        try ApplicationSyncManager(
+            store: store,
+            applicationID: SyncIdentifier(settings.applicationID),
+            device: DeviceInfo(clientID: SyncIdentifier(settings.clientID), description: settings.clientDescription, registeredAt: Date()),
+            codecProvider: codecProvider(settings: settings, encrypt: encrypt, password: password)
+        )
+    }
+
+    /// The document manager for `settings` on `localStore`'s database.
+    static func makeDocument(
+        application: ApplicationSyncManager, settings: CommandLineSettings, localStore: LocalStore
+    ) throws -> DocumentSyncManager {
+        try DocumentSyncManager(
+            application: application,
+            documentID: SyncIdentifier(settings.documentID),
+            localStore: localStore,
+            documentDescription: settings.documentID
+        )
+    }
+
+    /// The codec provider for `settings`: encrypting (asking `password` only when no cached key
+    /// works) or plaintext. `encrypt` decides whether data this client creates is encrypted.
+    private static func codecProvider(settings: CommandLineSettings, encrypt: Bool, password: EncryptionPasswordSource) -> any RemoteCodecProvider {
+        EncryptingCodecProvider(
+            keyStore: DataKeyFileStore(directory: URL(fileURLWithPath: settings.keyCacheDirectory)),
+            decisions: EncryptionDecisions(
+                newApplicationPassword: { _ in encrypt ? try? password.password() : nil },
+                existingApplicationPassword: { _, _ in try? password.password() }
+            )
+        )
+    }
+}

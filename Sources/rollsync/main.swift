@@ -1,0 +1,4 @@
+import Foundation
+import RollSyncCommandLine
+
+exit(await RollSyncMain.run(Array(CommandLine.arguments.dropFirst())))

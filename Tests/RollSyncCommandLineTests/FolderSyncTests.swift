@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `init`, `sync`, `status` and the whole-store commands between two databases through a folder.
+@Suite("rollsync through a folder")
+struct FolderSyncTests {
+    @Test("init + sync carries inserts and updates both ways")
+    func initAndSync() async throws {
+        let workspace = try Workspace()
+        let remote = workspace.path("shared")
+        let first = try workspace.makeNotesDatabase("first.sqlite")
+        let second = try workspace.makeNotesDatabase("second.sqlite")
+        for database in [first, second] {
+            let outcome = try await RollsyncProcess.run(["init", "--db", database, "--remote", remote, "--table", "notes", "--json"])
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+        }
+
+        try workspace.execute("INSERT INTO notes VALUES ('a', 'from first')", in: first)
+        #expect(try await RollsyncProcess.run(["sync", "--db", first]).status == 0)
+        let pulled = try await RollsyncProcess.run(["sync", "--db", second, "--json"])
+        #expect(pulled.status == 0, "\(pulled.standardError)")
+        #expect(try pulled.jsonObjects().first?["appliedChanges"] as? Int == 1)
+        #expect(try workspace.notes(in: second) == ["a=from first"])
+
+        try workspace.execute("UPDATE notes SET title = 'edited on second' WHERE id = 'a'", in: second)
+        try workspace.execute("INSERT INTO notes VALUES ('b', 'also second')", in: second)
+        let status = try await RollsyncProcess.run(["status", "--db", second, "--json"])
+        let summary = try #require(try status.jsonObjects().first)
+        #expect(summary["pendingChanges"] as? Int == 2)
+        #expect((summary["clients"] as? [String])?.count == 2)
+
+        #expect(try await RollsyncProcess.run(["sync", "--db", second]).status == 0)
+        #expect(try await RollsyncProcess.run(["sync", "--db", first]).status == 0)
+        #expect(try workspace.notes(in: first) == ["a=edited on second", "b=also second"])
+        #expect(try workspace.notes(in: first) == workspace.notes(in: second))
+    }
+
+    @Test("push-store and pull-store bring rows that existed before init to a new client")
+    func wholeStoreBootstrap() async throws {
+        let workspace = try Workspace()
+        let remote = workspace.path("shared")
+        let first = try workspace.makeNotesDatabase("first.sqlite", rows: [("x", "old row"), ("y", "another old row")])
+        let second = try workspace.makeNotesDatabase("second.sqlite")
+        #expect(try await RollsyncProcess.run(["init", "--db", first, "--remote", remote, "--table", "notes"]).status == 0)
+        let pushed = try await RollsyncProcess.run(["push-store", "--db", first, "--json"])
+        #expect(pushed.status == 0, "\(pushed.standardError)")
+        #expect(try await RollsyncProcess.run(["init", "--db", second, "--remote", remote, "--table", "notes"]).status == 0)
+        let pulled = try await RollsyncProcess.run(["pull-store", "--db", second, "--json"])
+        #expect(pulled.status == 0, "\(pulled.standardError)")
+        #expect(try workspace.notes(in: second) == ["x=old row", "y=another old row"])
+
+        let documents = try await RollsyncProcess.run(["documents", "--db", second, "--json"])
+        #expect(try documents.jsonObjects().map { $0["document"] as? String } == ["default"])
+        let clients = try await RollsyncProcess.run(["clients", "--db", second, "--json"])
+        #expect(try clients.jsonObjects().count == 2)
+    }
+
+    @Test("an encrypted remote: joining needs the password, and change-password switches it")
+    func encryption() async throws {
+        let workspace = try Workspace()
+        let remote = workspace.path("shared")
+        let first = try workspace.makeNotesDatabase("first.sqlite")
+        let second = try workspace.makeNotesDatabase("second.sqlite")
+        let third = try workspace.makeNotesDatabase("third.sqlite")
+        let created = try await RollsyncProcess.run(
+            ["init", "--db", first, "--remote", remote, "--table", "notes", "--encrypt", "--json"],
+            environment: ["ROLLSYNC_PASSWORD": "correct horse"]
+        )
+        #expect(created.status == 0, "\(created.standardError)")
+        #expect(try created.jsonObjects().first?["encrypted"] as? Bool == true)
+        try workspace.execute("INSERT INTO notes VALUES ('s', 'secret')", in: first)
+        #expect(try await RollsyncProcess.run(["sync", "--db", first], environment: ["ROLLSYNC_PASSWORD": nil]).status == 0, "the key is cached")
+
+        let joined = try await RollsyncProcess.run(
+            ["init", "--db", second, "--remote", remote, "--table", "notes"], environment: ["ROLLSYNC_PASSWORD": "correct horse"]
+        )
+        #expect(joined.status == 0, "\(joined.standardError)")
+        #expect(try await RollsyncProcess.run(["sync", "--db", second]).status == 0)
+        #expect(try workspace.notes(in: second) == ["s=secret"])
+
+        let changed = try await RollsyncProcess.run(
+            ["change-password", "--db", first], environment: ["ROLLSYNC_PASSWORD": "correct horse", "ROLLSYNC_NEW_PASSWORD": "battery staple"]
+        )
+        #expect(changed.status == 0, "\(changed.standardError)")
+        #expect(!changed.standardOutput.contains("battery") && !changed.standardError.contains("battery"), "secrets are never printed")
+        let withOld = try await RollsyncProcess.run(
+            ["init", "--db", third, "--remote", remote, "--table", "notes"], environment: ["ROLLSYNC_PASSWORD": "correct horse"]
+        )
+        #expect(withOld.status == 3)
+        let withNew = try await RollsyncProcess.run(
+            ["init", "--db", third, "--remote", remote, "--table", "notes"], environment: ["ROLLSYNC_PASSWORD": "battery staple"]
+        )
+        #expect(withNew.status == 0, "\(withNew.standardError)")
+    }
+}
