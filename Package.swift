@@ -112,6 +112,9 @@ let package = Package(
 
         // MARK: Tests
 
+        // Helpers shared by the test targets (temporary directories, large files, child processes,
+        // peak memory); a plain library so its failures are thrown errors, not Swift Testing issues.
+        .target(name: "TestSupport", path: "Tests/Support", swiftSettings: sharedSwiftSettings),
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
             name: "RemoteTransportSupportTests",
@@ -125,17 +128,17 @@ let package = Package(
         ),
         .testTarget(
             name: "FileRemoteTests",
-            dependencies: ["FileRemote", "RemoteStoreConformance"],
+            dependencies: ["FileRemote", "RemoteStoreConformance", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "SFTPRemoteTests",
-            dependencies: ["SFTPRemote", "RemoteStoreConformance", "RemoteTransportSupport"],
+            dependencies: ["SFTPRemote", "RemoteStoreConformance", "RemoteTransportSupport", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "WebDAVRemoteTests",
-            dependencies: ["WebDAVRemote", "RemoteProtocol", "RemoteStoreConformance"],
+            dependencies: ["WebDAVRemote", "RemoteProtocol", "RemoteStoreConformance", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
@@ -148,12 +151,12 @@ let package = Package(
         // end-to-end tests run as a separate process.
         .testTarget(
             name: "RollSyncCommandLineTests",
-            dependencies: ["rollsync", "RollSyncCommandLine", grdb],
+            dependencies: ["rollsync", "RollSyncCommandLine", "TestSupport", grdb],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", grdb],
+            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", "TestSupport", grdb],
             swiftSettings: sharedSwiftSettings
         ),
     ],

@@ -1,0 +1,45 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Starting a child with posix_spawn, shared by ``TestProcess`` and ``SpawnedProcess``.
+///
+/// Neither uses Foundation's `Process`: on Linux its child monitor was seen to block in `wait4` on
+/// a long-running child (sshd, ssh-agent) when another child exits, stalling every test that runs
+/// a tool at the same time.
+enum PosixSpawn {
+    /// Where one of the child's standard descriptors goes: a file opened with `flags`.
+    struct Redirection {
+        var descriptor: Int32
+        var path: String
+        var flags: Int32
+    }
+
+    /// Starts `arguments[0]` (an absolute path) with `arguments`, the test process's environment
+    /// with `environment` applied (a `nil` value removes the variable), and `redirections`.
+    static func spawn(_ arguments: [String], environment: [String: String?], redirections: [Redirection]) throws -> pid_t {
+        guard let executable = arguments.first else { throw TestSupportError("no executable to start") }
+        var variables = ProcessInfo.processInfo.environment
+        for (key, value) in environment { variables[key] = value }
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for redirection in redirections {
+            posix_spawn_file_actions_addopen(&actions, redirection.descriptor, redirection.path, redirection.flags, 0o600)
+        }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        guard result == 0 else {
+            throw TestSupportError("cannot start \(executable): \(String(cString: strerror(result)))")
+        }
+        return child
+    }
+}
