@@ -2,6 +2,7 @@ import FileRemote
 import Foundation
 import RemoteProtocol
 import RemoteStoreConformance
+import TestSupport
 import Testing
 
 /// The contract suite against ``FileRemoteStore``, one reported test per check, each in a fresh
@@ -9,7 +10,7 @@ import Testing
 struct FileRemoteConformanceTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let root = folder.url
         try await RemoteStoreConformance(makeStore: { try FileRemoteStore(root: root) }).run(check)

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import TestSupport
 import Testing
 
 @testable import FileRemote
@@ -34,7 +35,7 @@ struct FileRemoteStoreErrorMappingTests {
     }
 
     @Test func fileWhereADirectoryIsNeededIsMapped() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("x", to: "file")
         let store = try FileRemoteStore(root: folder.url)
@@ -48,7 +49,7 @@ struct FileRemoteStoreErrorMappingTests {
 
     @Test(.enabled(if: PrivilegedFileSystem.canMount, "mounting needs CAP_SYS_ADMIN, which this sandbox lacks"))
     func readOnlyFileSystemIsPermissionDenied() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("original", to: "source/file")
         let readOnly = folder.appending("root/readonly")
@@ -68,7 +69,7 @@ struct FileRemoteStoreErrorMappingTests {
 
     @Test(.enabled(if: PrivilegedFileSystem.canMakeImmutable, "chattr +i is not supported here"))
     func immutableDirectoryIsPermissionDenied() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("original", to: "locked/file")
         let store = try FileRemoteStore(root: folder.url)
@@ -84,7 +85,7 @@ struct FileRemoteStoreErrorMappingTests {
 
     @Test(.enabled(if: PrivilegedFileSystem.canMount, "mounting needs CAP_SYS_ADMIN, which this sandbox lacks"))
     func fullDiskIsInsufficientStorageAndLeavesNoTemporaryFile() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.appending("root/small"), withIntermediateDirectories: true)
         let big = folder.appending("big.bin")

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import TestSupport
 import Testing
 
 import FileRemote
@@ -8,11 +9,11 @@ import FileRemote
 struct FileRemoteStoreSymlinkTests {
     /// A root folder `root` next to a folder `outside` holding `secret.txt`.
     private struct Layout {
-        let folder: TemporaryFolder
+        let folder: TemporaryDirectory
         let store: FileRemoteStore
 
         init() throws {
-            folder = try TemporaryFolder()
+            folder = try TemporaryDirectory()
             try folder.write("secret", to: "outside/secret.txt")
             try FileManager.default.createDirectory(at: folder.appending("root"), withIntermediateDirectories: false)
             store = try FileRemoteStore(root: folder.appending("root"))
@@ -115,7 +116,7 @@ struct FileRemoteStoreSymlinkTests {
     }
 
     @Test func rootMayItselfBeALinkResolvedOnce() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.appending("real"), withIntermediateDirectories: false)
         try FileManager.default.createSymbolicLink(

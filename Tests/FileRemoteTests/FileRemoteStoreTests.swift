@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import TestSupport
 import Testing
 
 @testable import FileRemote
@@ -13,7 +14,7 @@ struct FileRemoteStoreTests {
     // MARK: URLs and the registry
 
     @Test func registryOpensFileURLsWithThisBackend() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let registry = RemoteStoreRegistry()
         registry.register(FileRemoteStore.self)
@@ -27,7 +28,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func localhostHostAndPercentEncodedPathsAreAccepted() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.appending("my sync"), withIntermediateDirectories: false)
         let url = try #require(URL(string: "file://localhost\(folder.url.path(percentEncoded: true))my%20sync"))
@@ -61,7 +62,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func missingRootFolderIsNotFoundAndNotCreated() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let missing = folder.appending("not-mounted")
 
@@ -72,7 +73,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func rootThatIsAFileIsNotADirectory() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("x", to: "file")
 
@@ -82,7 +83,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func rootThatVanishesAfterOpeningIsUnavailableRatherThanEmpty() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("x", to: "share/file")
         let store = try FileRemoteStore(root: folder.appending("share"))
@@ -95,7 +96,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func capabilitiesDeclareServerSideCopyAndAtomicReplace() throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let capabilities = try FileRemoteStore(root: folder.url).capabilities
         #expect(capabilities.serverSideCopy)
@@ -106,7 +107,7 @@ struct FileRemoteStoreTests {
     // MARK: Temporary files
 
     @Test func listHidesLeftoverTemporaryFilesAndUnaddressableNames() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("partial", to: "\(RemotePath.reservedTemporaryPrefix)left-by-a-crash")
         try folder.write("decomposed", to: "cafe\u{301}")  // NFD: no RemotePath names it
@@ -119,7 +120,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func uploadIsInvisibleWhileInFlightAndCancellationRemovesItsTemporaryFile() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("old", to: "remote/data/file.bin")
         let fifo = folder.appending("source.fifo")
@@ -149,7 +150,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func uploadOfMissingLocalFileLeavesNoTemporaryFile() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("old", to: "remote/file")
         let store = try FileRemoteStore(root: folder.appending("remote"))
@@ -164,7 +165,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func downloadReplacesTheLocalFileThroughATemporaryFileBesideIt() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("remote content", to: "remote/file")
         try folder.write("stale", to: "local/file")
@@ -181,7 +182,7 @@ struct FileRemoteStoreTests {
     }
 
     @Test func leftoverTemporaryFilesOlderThanTheAgeAreRemovedEverywhereElseKept() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let prefix = RemotePath.reservedTemporaryPrefix
         for stale in ["\(prefix)a", "deep/er/\(prefix)b"] {
@@ -206,7 +207,7 @@ struct FileRemoteStoreTests {
     // MARK: Modification times
 
     @Test func modificationTimeComesFromStatWithSubSecondPrecision() async throws {
-        let folder = try TemporaryFolder()
+        let folder = try TemporaryDirectory()
         defer { folder.remove() }
         try folder.write("x", to: "file")
         var times = [

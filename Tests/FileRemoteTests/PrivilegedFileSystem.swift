@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +13,7 @@ enum PrivilegedFileSystem {
     /// True if this process may mount file systems (root with `CAP_SYS_ADMIN`, as in a privileged
     /// container or a VM).
     static let canMount: Bool = {
-        guard let folder = try? TemporaryFolder() else { return false }
+        guard let folder = try? TemporaryDirectory() else { return false }
         defer { folder.remove() }
         let target = folder.url.path(percentEncoded: false)
         guard mount("tmpfs", target, "tmpfs", 0, "size=16k") == 0 else { return false }
@@ -21,7 +22,7 @@ enum PrivilegedFileSystem {
 
     /// True if `chattr +i` works on the temporary directory's file system.
     static let canMakeImmutable: Bool = {
-        guard let folder = try? TemporaryFolder() else { return false }
+        guard let folder = try? TemporaryDirectory() else { return false }
         defer { folder.remove() }
         let path = folder.url.path(percentEncoded: false)
         guard (try? chattr("+i", path)) != nil else { return false }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Bad input ends with a clear one-line error, a documented non-zero exit code, and an untouched

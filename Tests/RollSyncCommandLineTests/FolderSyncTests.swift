@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `init`, `sync`, `status` and the whole-store commands between two databases through a folder.

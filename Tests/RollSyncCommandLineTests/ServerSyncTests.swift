@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `rollsync` against the real sshd and WebDAV servers of `Scripts/test-servers.sh`.

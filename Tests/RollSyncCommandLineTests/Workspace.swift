@@ -1,21 +1,19 @@
 import Foundation
 import GRDB
+import TestSupport
 import Testing
 
 /// A scratch directory for one test with helpers to make and inspect SQLite databases; removed
 /// when the test ends.
 final class Workspace {
-    /// The directory.
-    let directory: URL
+    private let scratch: TemporaryDirectory
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollsync-cli-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        scratch = try TemporaryDirectory(prefix: "rollsync-cli-test")
     }
 
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    /// The directory.
+    var directory: URL { scratch.url }
 
     /// The absolute path of `name` in the workspace.
     func path(_ name: String) -> String {

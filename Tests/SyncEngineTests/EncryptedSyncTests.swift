@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RemoteProtocol
 import SyncCore
+import TestSupport
 import Testing
 
 @Suite("Synchronising encrypted applications")

@@ -2,6 +2,7 @@ import Foundation
 import RemoteProtocol
 import Synchronization
 import SyncCore
+import TestSupport
 
 /// One client's encryption setup: its own key directory, and a password prompt the test answers.
 final class EncryptionSetup: Sendable {

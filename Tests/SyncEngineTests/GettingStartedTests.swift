@@ -2,6 +2,7 @@ import FileRemote
 import Foundation
 import GRDB
 import SyncCore
+import TestSupport
 import Testing
 
 // BEGIN GettingStarted

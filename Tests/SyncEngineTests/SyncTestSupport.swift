@@ -4,6 +4,7 @@ import GRDB
 import InMemoryRemote
 import RemoteProtocol
 import SyncCore
+import TestSupport
 
 /// The backends every scenario runs on.
 enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
@@ -11,20 +12,6 @@ enum Backend: String, CaseIterable, CustomStringConvertible, Sendable {
     case folder
 
     var description: String { rawValue }
-}
-
-/// A directory under the system's temporary directory, removed when released.
-final class TemporaryDirectory: Sendable {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("rollsync-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
 }
 
 /// A remote store of one backend, with the in-memory store kept for fault injection and counts.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InMemoryRemote
 import SyncCore
+import TestSupport
 import Testing
 
 @Suite("Whole-store upload, download and bootstrap")
