@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,7 @@ import Glibc
 final class PrivateSSHServer: @unchecked Sendable {
     // @unchecked Sendable: `process` is only touched by the test that owns the server, serially.
     let port: Int
+    private let scratch: TemporaryDirectory
     private let configFile: URL
     private var process: SpawnedProcess?
 
@@ -19,13 +21,13 @@ final class PrivateSSHServer: @unchecked Sendable {
         self.port = port
         let shared = try String(contentsOfFile: sharedConfig, encoding: .utf8)
         let config = shared.split(separator: "\n").map { $0.hasPrefix("Port ") ? "Port \(port)" : String($0) }
-        configFile = try TestProcess.temporaryFolder().appendingPathComponent("sshd_config")
+        scratch = try TemporaryDirectory(prefix: "sftp-private-sshd")
+        configFile = scratch.appending("sshd_config")
         try config.joined(separator: "\n").appending("\n").write(to: configFile, atomically: true, encoding: .utf8)
     }
 
     deinit {
         stop()
-        try? FileManager.default.removeItem(at: configFile.deletingLastPathComponent())
     }
 
     /// Starts sshd and returns once it accepts connections.
@@ -60,7 +62,7 @@ final class PrivateSSHServer: @unchecked Sendable {
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
         }
-        guard bound else { throw TestProcess.Failure(description: "no free loopback port") }
+        guard bound else { throw TestSupportError("no free loopback port") }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 

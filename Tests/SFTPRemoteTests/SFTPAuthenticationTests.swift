@@ -1,6 +1,7 @@
 import Foundation
 import RemoteProtocol
 import SFTPRemote
+import TestSupport
 import Testing
 
 @Suite("SFTP authentication", .enabled(if: SFTPTestServer.isEnabled, SFTPTestServer.skipReason))
@@ -14,8 +15,9 @@ struct SFTPAuthenticationTests {
 
     @Test func wrongKeyIsAnAuthenticationFailure() async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let stranger = try await TestProcess.generateKey(type: "ed25519", in: folder)
         let error = await #expect(throws: RemoteStoreError.self) {
             try await server.makeStore(settings: ["identity-file": stranger])
@@ -45,8 +47,9 @@ struct SFTPAuthenticationTests {
 
     @Test func rsaKeyFailureExplainsTheLibssh2Limitation() async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let rsa = try await TestProcess.generateKey(type: "rsa", in: folder)
         try FileManager.default.removeItem(atPath: rsa + ".pub")  // the type must come from the private key itself
         let error = await #expect(throws: RemoteStoreError.self) {
@@ -60,8 +63,9 @@ struct SFTPAuthenticationTests {
     @Test(arguments: ["ed25519", "ecdsa"])
     func passphraseProtectedKeyLogsIn(type: String) async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let passphrase = "correct horse \(UUID().uuidString)"
         let key = try await TestProcess.generateKey(type: type, in: folder, passphrase: passphrase)
         try authorize(publicKeyOf: key, on: server)
@@ -82,17 +86,16 @@ struct SFTPAuthenticationTests {
 
     @Test func sshAgentKeyLogsIn() async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let key = try await TestProcess.generateKey(type: "ed25519", in: folder)
         try authorize(publicKeyOf: key, on: server)
         let socket = folder.appendingPathComponent("agent.sock").path
         let agent = try SpawnedProcess(["/usr/bin/ssh-agent", "-D", "-a", socket])
         defer { agent.stop() }
         try await agent.waitUntil("ssh-agent listens") { FileManager.default.fileExists(atPath: socket) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["SSH_AUTH_SOCK"] = socket
-        try await TestProcess.run("/usr/bin/ssh-add", ["-q", key], environment: environment)
+        try await TestProcess.runChecked("/usr/bin/ssh-add", ["-q", key], environment: ["SSH_AUTH_SOCK": socket])
         try FileManager.default.removeItem(atPath: key)  // only the agent holds the key now
 
         let store = try await SFTPRemoteStore(configuration: RemoteStoreConfiguration(

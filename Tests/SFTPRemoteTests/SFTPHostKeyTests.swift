@@ -1,14 +1,16 @@
 import Foundation
 import RemoteProtocol
 import SFTPRemote
+import TestSupport
 import Testing
 
 @Suite("SFTP host-key verification", .enabled(if: SFTPTestServer.isEnabled, SFTPTestServer.skipReason))
 struct SFTPHostKeyTests {
     @Test func unknownHostFailsWithTheFingerprintAndHowToTrustIt() async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let knownHosts = folder.appendingPathComponent("known_hosts").path
 
         let error = await #expect(throws: RemoteStoreError.self) {
@@ -23,8 +25,9 @@ struct SFTPHostKeyTests {
 
     @Test func changedHostKeyIsAMismatchEvenWithTrustOnFirstUse() async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let impostor = try await TestProcess.generateKey(type: "ed25519", in: folder)
         let impostorKey = try String(contentsOfFile: impostor + ".pub", encoding: .utf8).split(separator: " ").prefix(2).joined(separator: " ")
         let knownHosts = folder.appendingPathComponent("known_hosts")
@@ -42,8 +45,9 @@ struct SFTPHostKeyTests {
 
     @Test func trustOnFirstUseRecordsTheKeyForLaterConnections() async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let knownHosts = folder.appendingPathComponent("sub/known_hosts").path
 
         let first = try await server.makeStore(settings: ["known-hosts": knownHosts, "trust-on-first-use": "true"])
@@ -59,12 +63,13 @@ struct SFTPHostKeyTests {
 
     @Test func hashedKnownHostsEntriesAreRecognised() async throws {
         let server = try SFTPTestServer.current()
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let knownHosts = folder.appendingPathComponent("known_hosts")
         let comment = "# a comment, and a line libssh2 cannot parse, are both skipped\n@cert-authority *.example.com ssh-ed25519 AAAA\n"
         try (comment + String(contentsOfFile: server.knownHostsFile, encoding: .utf8)).write(to: knownHosts, atomically: true, encoding: .utf8)
-        try await TestProcess.run("/usr/bin/ssh-keygen", ["-q", "-H", "-f", knownHosts.path])
+        try await TestProcess.runChecked("/usr/bin/ssh-keygen", ["-q", "-H", "-f", knownHosts.path])
         #expect(try String(contentsOf: knownHosts, encoding: .utf8).contains("|1|"))
 
         let store = try await server.makeStore(settings: ["known-hosts": knownHosts.path])

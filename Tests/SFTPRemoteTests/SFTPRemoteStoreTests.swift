@@ -1,6 +1,7 @@
 import Foundation
 import RemoteProtocol
 import SFTPRemote
+import TestSupport
 import Testing
 
 /// SFTP-specific behaviour beyond the contract suite.
@@ -47,8 +48,9 @@ struct SFTPRemoteStoreTests {
         let server = try SFTPTestServer.current()
         let url = server.uniqueURL()
         let store = try await server.makeStore(url: url)
-        let outside = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: outside) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let outside = scratch.url
         try Data("keep me".utf8).write(to: outside.appendingPathComponent("precious.txt"))
         try await store.createDirectory(at: "dir")
         let local = server.localFolder(of: url)

@@ -2,6 +2,7 @@ import Foundation
 import RemoteProtocol
 import RemoteTransportSupport
 import SFTPRemote
+import TestSupport
 import Testing
 
 @Suite("SFTP dropped connections and cancellation", .enabled(if: SFTPTestServer.isEnabled, SFTPTestServer.skipReason))
@@ -23,8 +24,9 @@ struct SFTPResilienceTests {
             ),
             retryPolicy: RetryPolicy(maximumAttempts: 2, initialDelay: .milliseconds(50))
         )
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let source = folder.appendingPathComponent("big.bin")
         try LargeFile.write(source, bytes: 256 << 20, seed: 7)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -60,8 +62,9 @@ struct SFTPResilienceTests {
         let url = server.uniqueURL()
         let store = try await server.makeStore(url: url)
         try await store.write(Data("previous".utf8), to: "target.bin")
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let source = folder.appendingPathComponent("big.bin")
         try LargeFile.write(source, bytes: 256 << 20, seed: 3)
 
@@ -86,8 +89,9 @@ struct SFTPResilienceTests {
         let store = try await server.makeStore(url: url)
         let remoteFolder = server.localFolder(of: url)
         try LargeFile.write(remoteFolder.appendingPathComponent("big.bin"), bytes: 256 << 20, seed: 5)
-        let folder = try TestProcess.temporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let folder = scratch.url
         let destination = folder.appendingPathComponent("copy.bin")
 
         let download = Task { try await store.download("big.bin", to: destination) }
