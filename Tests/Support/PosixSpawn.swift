@@ -19,6 +19,9 @@ enum PosixSpawn {
 
     /// Starts `arguments[0]` (an absolute path) with `arguments`, the test process's environment
     /// with `environment` applied (a `nil` value removes the variable), and `redirections`.
+    ///
+    /// The child starts with no blocked signals: the test runner's threads block SIGTERM, and a
+    /// child inheriting that mask (Apache) would ignore ``SpawnedProcess/terminate()``.
     static func spawn(_ arguments: [String], environment: [String: String?], redirections: [Redirection]) throws -> pid_t {
         guard let executable = arguments.first else { throw TestSupportError("no executable to start") }
         var variables = ProcessInfo.processInfo.environment
@@ -35,8 +38,15 @@ enum PosixSpawn {
         for redirection in redirections {
             posix_spawn_file_actions_addopen(&actions, redirection.descriptor, redirection.path, redirection.flags, 0o600)
         }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var child: pid_t = 0
-        let result = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let result = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
             throw TestSupportError("cannot start \(executable): \(String(cString: strerror(result)))")
         }

@@ -34,15 +34,13 @@ public final class SpawnedProcess: @unchecked Sendable {
         pid = nil
     }
 
-    /// Returns once `condition` holds, checking it between yields; throws if it does not hold
-    /// within 30 seconds. `what` names the condition in that error.
-    public func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if condition() { return }
-            await Task.yield()
-        }
-        throw TestSupportError("timed out waiting until \(what)")
+    /// Sends the process SIGTERM, so it can stop its own children and clean up (Apache drops its
+    /// connections at once), and waits until it exits. Idempotent.
+    public func terminate() {
+        guard let root = pid else { return }
+        kill(root, SIGTERM)
+        waitpid(root, nil, 0)
+        pid = nil
     }
 
     private static func descendants(of root: pid_t) -> [pid_t] {

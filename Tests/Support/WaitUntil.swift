@@ -1,0 +1,12 @@
+/// Checks `condition` every 5 ms until it holds, and throws if it still does not after `timeout`;
+/// `what` names the condition in that error. For waiting on an outside event that sends no
+/// notification (a server starting, a file appearing), never as a delay.
+public func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while try !condition() {
+        guard ContinuousClock.now < deadline else {
+            throw TestSupportError("gave up waiting until \(what)")
+        }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+}
