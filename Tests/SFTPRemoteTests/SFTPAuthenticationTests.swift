@@ -94,7 +94,7 @@ struct SFTPAuthenticationTests {
         let socket = folder.appendingPathComponent("agent.sock").path
         let agent = try SpawnedProcess(["/usr/bin/ssh-agent", "-D", "-a", socket])
         defer { agent.stop() }
-        try await agent.waitUntil("ssh-agent listens") { FileManager.default.fileExists(atPath: socket) }
+        try await waitUntil("ssh-agent listens") { FileManager.default.fileExists(atPath: socket) }
         try await TestProcess.runChecked("/usr/bin/ssh-add", ["-q", key], environment: ["SSH_AUTH_SOCK": socket])
         try FileManager.default.removeItem(atPath: key)  // only the agent holds the key now
 

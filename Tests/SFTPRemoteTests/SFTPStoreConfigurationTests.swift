@@ -2,6 +2,7 @@ import Foundation
 import RemoteProtocol
 import RemoteTransportSupport
 import SFTPRemote
+import TestSupport
 import Testing
 
 /// Invalid URLs, settings and secrets are refused with a clear `unsupported` error before any
@@ -70,7 +71,7 @@ struct SFTPStoreConfigurationTests {
     }
 
     @Test func unreachableServerIsUnavailableAndRetryable() async throws {
-        let port = try PrivateSSHServer.unusedPort()
+        let port = try LoopbackPort.unused()
         let error = await #expect(throws: RemoteStoreError.self) {
             try await SFTPRemoteStore(
                 configuration: RemoteStoreConfiguration(url: URL(string: "sftp://alice@127.0.0.1:\(port)/path")!),

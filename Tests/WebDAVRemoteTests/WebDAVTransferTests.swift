@@ -38,7 +38,7 @@ struct WebDAVTransferTests {
     }
 
     @Test func serverStoppedMidUploadGivesClearErrorAndRecoversAfterRestart() async throws {
-        let server = try PrivateApacheServer()
+        let server = try await PrivateApacheServer()
         try await server.start()
         let scratch = try TemporaryDirectory(prefix: "webdav-test")
         defer { scratch.remove() }
