@@ -29,7 +29,7 @@ struct ChangeSetApplier {
     private var statements: [StatementKey: Statement] = [:]
 
     private struct StatementKey: Hashable {
-        enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone }
+        enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone, dropPendingEdit }
         var purpose: Purpose
         var table: String = ""
         var columns: [String] = []
@@ -49,6 +49,12 @@ struct ChangeSetApplier {
         var deleteClock: HLCTimestamp?
         var columnClocks: [String: HLCTimestamp] = [:]
         var isEmpty: Bool { insertClock == nil && deleteClock == nil && columnClocks.isEmpty }
+
+        /// The clock the pending change of `column` will be pushed with (as ``PendingChangeFolder``
+        /// computes it: the latest of the row's insert or delete and the column's edit), or `nil`.
+        func clock(of column: String) -> HLCTimestamp? {
+            [insertClock, deleteClock, columnClocks[column]].compactMap { $0 }.max()
+        }
     }
 
     /// Prepares an apply in the current transaction: the change log must be stamped already (so local
@@ -165,36 +171,61 @@ struct ChangeSetApplier {
     }
 
     /// Writes the winning columns of an update (or of an insert for an existing row).
+    ///
+    /// Against an unpushed local edit of the same cell, the pair with the larger (clock, client id)
+    /// is the cell's current write, whatever the values:
+    /// - the local edit wins (by the resolver's `.local`, or with an equal value): it stays pending
+    ///   and is pushed with its clock; a `.local` decision against a newer remote write is
+    ///   re-published with a new clock instead;
+    /// - the remote write wins (by the resolver's `.remote`, or with an equal value): the local edit
+    ///   is superseded, so its log entry is dropped and the remote clock becomes the cell's clock.
+    ///   Left pending, the older local clock would keep answering for the cell, and a later-arriving
+    ///   write older than the winner but newer than the local edit would wrongly replace the winner
+    ///   here only (and the winner would be pushed again under the local clock);
+    /// - a `.remote` decision against an older remote write, or a merged value, is re-published
+    ///   with a new clock, so every client ends with the decided value.
     private mutating func merge(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
         let storedClocks = try cellClocks(table: table, key: change.key)
         let localRow = pending.isEmpty ? nil : try currentRow(table: table, key: change.key)
-        var assignments: [(column: String, value: DatabaseValue, remoteClock: HLCTimestamp?)] = []
+        var assignments: [(column: String, value: DatabaseValue)] = []
+        var remoteClocks: [(String, HLCTimestamp)] = []
+        var superseded: [String] = []
         var republish: [String] = []
         for column in change.columns {
-            if let localClock = pending.columnClocks[column.name] ?? pending.insertClock, let localRow {
+            if let localClock = pending.clock(of: column.name), let localRow {
                 let localValue: DatabaseValue = localRow[column.name]
-                guard localValue != column.value else { continue }
                 let conflict = Conflict(
                     table: table.name, key: change.key, column: column.name,
                     localValue: localValue, localClock: localClock, localClientID: localClientID,
                     remoteValue: column.value, remoteClock: column.clock, remoteClientID: remoteClientID
                 )
-                let resolution = try resolver.resolve(conflict)
-                report.conflicts.append(.init(conflict: conflict, resolution: resolution))
+                let resolution: ConflictResolution
+                if localValue == column.value {
+                    resolution = conflict.remoteWinsByLastWriter ? .remote : .local
+                } else {
+                    resolution = try resolver.resolve(conflict)
+                    report.conflicts.append(.init(conflict: conflict, resolution: resolution))
+                }
                 switch resolution {
+                case .remote where conflict.remoteWinsByLastWriter:
+                    if localValue != column.value { assignments.append((column.name, column.value)) }
+                    remoteClocks.append((column.name, column.clock))
+                    superseded.append(column.name)
                 case .remote:
-                    assignments.append((column.name, column.value, column.clock))
+                    assignments.append((column.name, column.value))
+                    republish.append(column.name)
                 case .local:
                     if conflict.remoteWinsByLastWriter { republish.append(column.name) }
                 case .merged(let value):
-                    assignments.append((column.name, value, nil))
+                    assignments.append((column.name, value))
                     republish.append(column.name)
                 }
             } else if let stored = storedClocks[column.name],
                       !LastWriterWins.isNewer(column.clock, remoteClientID, than: stored.clock, stored.clientID) {
                 report.staleValuesIgnored += 1
             } else {
-                assignments.append((column.name, column.value, column.clock))
+                assignments.append((column.name, column.value))
+                remoteClocks.append((column.name, column.clock))
             }
         }
         if !assignments.isEmpty {
@@ -211,10 +242,14 @@ struct ChangeSetApplier {
                 return
             }
             report.updatedRows += 1
-            let clocks = assignments.compactMap { assignment in assignment.remoteClock.map { (assignment.column, $0) } }
-            if !clocks.isEmpty {
-                try recordCellClocks(table: table, key: change.key, clocks: clocks)
-            }
+        }
+        if !remoteClocks.isEmpty {
+            try recordCellClocks(table: table, key: change.key, clocks: remoteClocks)
+        }
+        for column in superseded {
+            try statement(StatementKey(purpose: .dropPendingEdit)) {
+                "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND op = ? AND column_name = ?"
+            }.execute(arguments: [table.id, change.key, LocalStoreSchema.updateOperation, column])
         }
         for column in republish {
             try db.execute(
