@@ -154,15 +154,15 @@ struct ChangeSetApplier {
 
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
-        let statement = try statement(StatementKey(purpose: .insert, table: table.name, columns: change.columns.map(\.name))) {
-            let names = [table.keyColumn] + change.columns.map(\.name)
+        let statement = try statement(StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name })) {
+            let names = [table.keyColumn] + change.columns.map { $0.name }
             return """
-                INSERT INTO \(table.name.sqlIdentifier) (\(names.map(\.sqlIdentifier).joined(separator: ", ")))
+                INSERT INTO \(table.name.sqlIdentifier) (\(names.map { $0.sqlIdentifier }.joined(separator: ", ")))
                 VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
                 ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
                 """
         }
-        try statement.execute(arguments: StatementArguments([change.key] + change.columns.map(\.value)))
+        try statement.execute(arguments: StatementArguments([change.key] + change.columns.map { $0.value }))
         guard db.changesCount == 1 else { return false }
         // No cell clocks for a new row: any other write of it happens after its creating set was
         // seen, so with a newer clock (the receive rule), and must win against every value here.
@@ -229,14 +229,14 @@ struct ChangeSetApplier {
             }
         }
         if !assignments.isEmpty {
-            let statement = try statement(StatementKey(purpose: .update, table: table.name, columns: assignments.map(\.column))) {
+            let statement = try statement(StatementKey(purpose: .update, table: table.name, columns: assignments.map { $0.column })) {
                 """
                 UPDATE \(table.name.sqlIdentifier)
                 SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
                 WHERE \(table.keyColumn.sqlIdentifier) = ?
                 """
             }
-            try statement.execute(arguments: StatementArguments(assignments.map(\.value) + [change.key]))
+            try statement.execute(arguments: StatementArguments(assignments.map { $0.value } + [change.key]))
             guard db.changesCount == 1 else {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
