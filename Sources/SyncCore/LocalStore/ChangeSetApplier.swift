@@ -27,12 +27,15 @@ struct ChangeSetApplier {
     private(set) var report: ApplyReport
     /// Prepared statements by purpose, table and columns, so that no SQL is built per change.
     private var statements: [StatementKey: Statement] = [:]
+    /// Cell-clock records not written yet, four arguments per record (see ``recordCellClocks``).
+    private var cellClockArguments: [DatabaseValue] = []
 
     private struct StatementKey: Hashable {
         enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone, dropPendingEdit }
         var purpose: Purpose
         var table: String = ""
         var columns: [String] = []
+        var rows = 1
     }
 
     /// The prepared statement for `key`, built from `sql` the first time.
@@ -95,8 +98,10 @@ struct ChangeSetApplier {
         }
     }
 
-    /// Removes the temporary index.
-    func finish() throws {
+    /// Writes the cell-clock records still buffered and removes the temporary index; call it after
+    /// the last change.
+    mutating func finish() throws {
+        try writeCellClocks()
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
     }
 
@@ -307,15 +312,30 @@ struct ChangeSetApplier {
 
     /// Appends the clocks of a row's applied cells as one record (folded into the indexed cell clocks
     /// by ``LocalStoreSchema/compactAppliedClocks(in:)`` when a late set needs them; a set never
-    /// holds the same row twice, so its own lookups do not need them).
+    /// holds the same row twice, so its own lookups do not need them). Records are written in
+    /// multi-row inserts of ``cellClockBatchSize`` rows; ``finish()`` writes the rest.
     private mutating func recordCellClocks(table: SyncedTable, key: DatabaseValue, clocks: [(String, HLCTimestamp)]) throws {
         var encoded: [UInt8] = []
         for (column, clock) in clocks {
             encoded.appendString(column)
             encoded.appendVarint(clock.rawValue)
         }
-        try statement(StatementKey(purpose: .recordCellClock)) {
-            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES (?, ?, ?, ?)"
-        }.execute(arguments: [setNumber, table.id, key, Data(encoded)])
-}
+        cellClockArguments += [setNumber.databaseValue, table.id.databaseValue, key, Data(encoded).databaseValue]
+        if cellClockArguments.count == 4 * Self.cellClockBatchSize {
+            try writeCellClocks()
+        }
+    }
+
+    /// Rows per insert of cell-clock records.
+    private static let cellClockBatchSize = 64
+
+    private mutating func writeCellClocks() throws {
+        let rows = cellClockArguments.count / 4
+        guard rows > 0 else { return }
+        try statement(StatementKey(purpose: .recordCellClock, rows: rows)) {
+            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES "
+                + Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
+        }.execute(arguments: StatementArguments(cellClockArguments))
+        cellClockArguments.removeAll(keepingCapacity: true)
+    }
 }
