@@ -54,7 +54,10 @@ struct ByteCursor {
     mutating func string(limit: Int = ChangeSetFormat.maximumRecordLength) throws(ChangeSetFormatError) -> String {
         let length = try count(limit: limit, "string length")
         let slice = try take(length)
-        guard let text = String(validating: slice, as: UTF8.self) else { throw malformed("invalid UTF-8 text") }
+        // Through a contiguous buffer: the generic collection path is several times slower.
+        guard let text = slice.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
+            throw malformed("invalid UTF-8 text")
+        }
         return text
     }
 

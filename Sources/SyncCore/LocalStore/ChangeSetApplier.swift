@@ -46,6 +46,12 @@ struct ChangeSetApplier {
         return statement
     }
 
+    /// Statement arguments from values, through GRDB's initializer for existentials: its generic
+    /// initializer reads each value through a key path, which dominated the cost of applying.
+    private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
+        StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
+    }
+
     /// The unpushed local changes of one row.
     private struct PendingRow {
         var insertClock: HLCTimestamp?
@@ -167,7 +173,8 @@ struct ChangeSetApplier {
                 ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
                 """
         }
-        try statement.execute(arguments: StatementArguments([change.key] + change.columns.map { $0.value }))
+        let values: [DatabaseValue] = [change.key] + change.columns.map { $0.value }
+        try statement.execute(arguments: Self.arguments(values))
         guard db.changesCount == 1 else { return false }
         // No cell clocks for a new row: any other write of it happens after its creating set was
         // seen, so with a newer clock (the receive rule), and must win against every value here.
@@ -241,7 +248,8 @@ struct ChangeSetApplier {
                 WHERE \(table.keyColumn.sqlIdentifier) = ?
                 """
             }
-            try statement.execute(arguments: StatementArguments(assignments.map { $0.value } + [change.key]))
+            let values: [DatabaseValue] = assignments.map { $0.value } + [change.key]
+            try statement.execute(arguments: Self.arguments(values))
             guard db.changesCount == 1 else {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
@@ -335,7 +343,7 @@ struct ChangeSetApplier {
         try statement(StatementKey(purpose: .recordCellClock, rows: rows)) {
             "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES "
                 + Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
-        }.execute(arguments: StatementArguments(cellClockArguments))
+        }.execute(arguments: Self.arguments(cellClockArguments))
         cellClockArguments.removeAll(keepingCapacity: true)
     }
 }
