@@ -54,25 +54,25 @@ struct SupersededLocalEditTests {
         try client.items()["k"]?.first
     }
 
-    @Test("a local edit that lost a conflict no longer competes with later arrivals", arguments: Spacing.allCases)
-    func lostConflict(spacing: Spacing) throws {
-        let (client, local) = try Self.clientWithLocalEdit("local")
+    /// The local edit's value: different from the winning remote write's (a conflict the resolver
+    /// decides) or equal to it (no conflict, but still the older write of the cell).
+    enum LocalValue: String, CaseIterable, CustomTestStringConvertible {
+        case different, equal
+        var testDescription: String { rawValue }
+    }
+
+    @Test(
+        "a local edit superseded by a later remote write no longer competes with later arrivals",
+        arguments: Spacing.allCases, LocalValue.allCases
+    )
+    func supersededBeforeLaterArrival(spacing: Spacing, localValue: LocalValue) throws {
+        let (client, local) = try Self.clientWithLocalEdit(localValue == .equal ? "winner" : "local")
         let (middle, winner) = Self.clocks(after: local, spacing)
         let report = try client.store.applyChangeSet(at: Self.nameSet("winner", at: winner, from: "Z", in: client))
-        #expect(report.conflicts.map(\.resolution) == [.remote])
+        #expect(report.conflicts.map(\.resolution) == (localValue == .equal ? [] : [.remote]), "equal values are no conflict")
         #expect(try client.pendingChanges().isEmpty, "the superseded local edit is not pushed again")
         try client.store.applyChangeSet(at: Self.nameSet("middle", at: middle, from: "X", in: client))
         #expect(try Self.name(in: client) == "winner".databaseValue)
-    }
-
-    @Test("a local edit equal to a later remote write takes that write's clock", arguments: Spacing.allCases)
-    func equalValueBeforeLaterArrival(spacing: Spacing) throws {
-        let (client, local) = try Self.clientWithLocalEdit("same")
-        let (middle, winner) = Self.clocks(after: local, spacing)
-        let report = try client.store.applyChangeSet(at: Self.nameSet("same", at: winner, from: "Z", in: client))
-        #expect(report.conflicts.isEmpty, "equal values are no conflict")
-        try client.store.applyChangeSet(at: Self.nameSet("middle", at: middle, from: "X", in: client))
-        #expect(try Self.name(in: client) == "same".databaseValue)
     }
 
     @Test("after pushing, a late write older than the remote winner is stale", arguments: Spacing.allCases)
