@@ -11,9 +11,9 @@ import GRDB
 ///   (tombstone, or an unpushed local deletion) is ignored with a warning: deletions win.
 /// - **Update** of a column with an unpushed local edit and a different value is a ``Conflict``,
 ///   decided by the resolver; a local edit that loses (or has the same value as a newer remote
-///   write) is superseded and no longer pending (see `merge`). Without a local edit, the value is written unless this database
-///   already knows a newer write of that cell (``LastWriterWins`` on clock, then client id), in
-///   which case it is counted as stale. An update for a missing row is ignored with a warning.
+///   write) is superseded and no longer pending (see `merge`). Without a local edit, the value
+///   is written unless this database already knows a newer write of that cell
+///   (``LastWriterWins`` on clock, then client id), in which case it is counted as stale. An update for a missing row is ignored with a warning.
 /// - **Delete** removes the row (missing rows are fine), discards the row's unpushed local changes
 ///   with a warning, and leaves a tombstone.
 struct ChangeSetApplier {
