@@ -95,4 +95,36 @@ struct SupersededLocalEditTests {
         let pushed = try client.pendingChanges()
         #expect(pushed.map(\.clock) == [local])
     }
+
+    @Test("pushing a local write whose clock ties a stored cell clock keeps the larger client id")
+    func pushedClockTiesStoredClock() throws {
+        let (client, _) = try Self.clientWithLocalEdit("local")
+        _ = try client.push()
+        let tie = HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + 3_600_000)
+        // The cell's stored clock: a write at `tie` from "0" (before every UUID string), folded into
+        // the indexed cell clocks by the late set that follows.
+        try client.store.applyChangeSet(at: Self.nameSet("from 0", at: tie, from: "0", in: client))
+        try client.store.applyChangeSet(at: ChangeSetApplyTests.handMadeSet(
+            [RowChange(kind: .delete, table: "items", key: "absent".databaseValue, clock: tie)], clientID: "0", in: client
+        ))
+        // A local write stamped with exactly the same clock (crafted in the log: capture would
+        // stamp a later one), then pushed.
+        try client.pool.write { db in
+            try db.execute(sql: """
+                UPDATE rollingsync_state SET applying = 1;
+                UPDATE items SET name = 'local at the tie' WHERE id = 'k';
+                UPDATE rollingsync_state SET applying = 0;
+                INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op, column_name)
+                    SELECT ?, ?, id, 'k', ?, 'name' FROM rollingsync_tables WHERE name = 'items';
+                """, arguments: [tie.databaseInteger, tie.databaseInteger, RowChange.Kind.update.rawValue])
+        }
+        let pending = try client.pendingChanges()
+        #expect(pending.map(\.kind) == [.update] && pending.map(\.clock) == [tie])
+        _ = try client.push()
+        // A late write at the same clock from a client id between "0" and this client's loses to
+        // the pushed local write, as it does on every client that received both.
+        let report = try client.store.applyChangeSet(at: Self.nameSet("from 0+", at: tie, from: "0\u{1}", in: client))
+        #expect(report.staleValuesIgnored == 1)
+        #expect(try Self.name(in: client) == "local at the tie".databaseValue)
+    }
 }
