@@ -101,6 +101,32 @@ struct ChangeSetFormatTests {
         #expect(throws: ChangeSetFormatError.self) { try ChangeSetReader.verify(fileAt: url) }
     }
 
+    @Test("invalid UTF-8 text behind a valid checksum is refused by verification, which builds no values")
+    func invalidTextWithValidChecksum() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("text.syncchg")
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: Self.header)
+        let clock = HLCTimestamp(physicalMilliseconds: 1_763_780_000_000)
+        try writer.write(RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: clock, columns: [
+            .init(name: "t", value: "MARKER".databaseValue, clock: clock),
+        ]))
+        try writer.finish()
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let marker = Array("MARKER".utf8)
+        let start = try #require((0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
+        bytes[start] = 0xC3
+        bytes[start + 1] = 0x28
+        var crc = CRC32()
+        bytes[..<(bytes.count - 4)].withUnsafeBytes { crc.update($0) }
+        for index in 0..<4 {
+            bytes[bytes.count - 4 + index] = UInt8(truncatingIfNeeded: crc.value >> (8 * UInt32(index)))
+        }
+        try Data(bytes).write(to: url)
+        let error = try #require(throws: ChangeSetFormatError.self) { try ChangeSetReader.verify(fileAt: url) }
+        #expect(error.reason == .malformed("invalid UTF-8 text"))
+    }
+
     @Test("wrong magic, newer versions and trailing bytes are refused with their own reasons")
     func headerAndTrailer() throws {
         let directory = try Self.temporaryDirectory()

@@ -69,7 +69,7 @@ public final class ChangeSetReader {
     /// Like ``verify(fileAt:)``, also telling which kinds of change the set holds.
     static func verifiedContents(ofFileAt url: URL) throws -> (summary: ChangeSetSummary, kinds: Set<RowChange.Kind>) {
         let reader = try ChangeSetReader(contentsOf: url)
-        while try reader.next() != nil {}
+        while try reader.next(building: { _ in false }) != nil {}
         guard let summary = reader.summary else { throw ChangeSetFormatError(.truncated) }
         return (summary, reader.kindsRead)
     }
@@ -104,6 +104,14 @@ public final class ChangeSetReader {
     /// Decodes the next change of the given kind (any kind if `nil`); changes of other kinds are
     /// checked and counted for the trailer but not built. Used by the apply passes.
     func next(ofKind wanted: RowChange.Kind?) throws -> RowChange? {
+        try next(building: { wanted == nil || $0 == wanted })
+    }
+
+    /// Decodes the next change for which `wanted` is true; changes of other kinds are checked field
+    /// by field (framing, table and column indices, key type, clocks) and counted for the trailer,
+    /// but nothing is built. With a `wanted` that is always false, reading to the end verifies the
+    /// whole set cheaply (``verify(fileAt:)``).
+    private func next(building wanted: (RowChange.Kind) -> Bool) throws -> RowChange? {
         if summary != nil { return nil }
         while true {
             let recordStart = offset
@@ -124,52 +132,60 @@ public final class ChangeSetReader {
                 guard body.isAtEnd else { throw body.malformed("unexpected bytes in a table definition") }
                 tables[index] = (name, columns)
             case .insert, .update, .delete:
-                if let wanted, wanted.rawValue != kindByte {
-                    _ = try body.count(limit: Int(UInt32.max), "table index")
-                    try body.skipValue()
-                    let clock = HLCTimestamp(rawValue: try body.varint())
-                    changeCount += 1
-                    kindsRead.insert(RowChange.Kind(rawValue: kindByte) ?? .delete)
-                    minimumClock = min(minimumClock, clock)
-                    maximumClock = max(maximumClock, clock)
-                    continue
-                }
-                let change = try decodeChange(kind: RowChange.Kind(rawValue: kindByte) ?? .delete, body: &body)
+                let kind = RowChange.Kind(rawValue: kindByte) ?? .delete
+                let build = wanted(kind)
+                let (clock, change) = try readChange(kind: kind, body: &body, build: build)
                 guard body.isAtEnd else {
                     throw ChangeSetFormatError(.malformed("unexpected bytes in a change record"), offset: recordStart)
                 }
                 changeCount += 1
-                kindsRead.insert(change.kind)
-                minimumClock = min(minimumClock, change.clock)
-                maximumClock = max(maximumClock, change.clock)
-                return change
+                kindsRead.insert(kind)
+                minimumClock = min(minimumClock, clock)
+                maximumClock = max(maximumClock, clock)
+                if let change { return change }
             case nil:
                 throw ChangeSetFormatError(.malformed("unknown record kind \(kindByte)"), offset: recordStart)
             }
         }
     }
 
-    private func decodeChange(kind: RowChange.Kind, body: inout ByteCursor) throws -> RowChange {
+    /// Reads one change record's fields, checking each; builds the change only if `build` (else
+    /// values are stepped over, which costs no allocation).
+    private func readChange(
+        kind: RowChange.Kind,
+        body: inout ByteCursor,
+        build: Bool
+    ) throws -> (clock: HLCTimestamp, change: RowChange?) {
         let tableIndex = try body.count(limit: Int(UInt32.max), "table index")
         guard let table = tables[tableIndex] else { throw body.malformed("undefined table index \(tableIndex)") }
-        let key = try body.value()
-        switch key.storage {
-        case .string, .blob: break
-        default: throw body.malformed("a row key must be TEXT or BLOB")
+        let key: DatabaseValue
+        if build {
+            key = try body.value()
+            switch key.storage {
+            case .string, .blob: break
+            default: throw body.malformed("a row key must be TEXT or BLOB")
+            }
+        } else {
+            key = .null
+            guard [.text, .blob].contains(try body.skipValue()) else { throw body.malformed("a row key must be TEXT or BLOB") }
         }
         let clock = HLCTimestamp(rawValue: try body.varint())
-        var change = RowChange(kind: kind, table: table.name, key: key, clock: clock)
-        guard kind != .delete else { return change }
+        var change = build ? RowChange(kind: kind, table: table.name, key: key, clock: clock) : nil
+        guard kind != .delete else { return (clock, change) }
         let columnCount = try body.count(limit: table.columns.count, "column count")
-        change.columns.reserveCapacity(columnCount)
+        change?.columns.reserveCapacity(columnCount)
         for _ in 0..<columnCount {
             let columnIndex = try body.count(limit: table.columns.count - 1, "column index")
             let age = try body.varint()
             guard age <= clock.rawValue else { throw body.malformed("column clock before the epoch") }
-            let value = try body.value()
-            change.columns.append(.init(name: table.columns[columnIndex], value: value, clock: HLCTimestamp(rawValue: clock.rawValue - age)))
+            if build {
+                let value = try body.value()
+                change?.columns.append(.init(name: table.columns[columnIndex], value: value, clock: HLCTimestamp(rawValue: clock.rawValue - age)))
+            } else {
+                try body.skipValue()
+            }
         }
-        return change
+        return (clock, change)
     }
 
     private func readTrailer(_ body: inout ByteCursor) throws {

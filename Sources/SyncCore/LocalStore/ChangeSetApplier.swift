@@ -10,9 +10,10 @@ import GRDB
 ///   row column by column like an update (upsert). An insert or update for a key deleted here
 ///   (tombstone, or an unpushed local deletion) is ignored with a warning: deletions win.
 /// - **Update** of a column with an unpushed local edit and a different value is a ``Conflict``,
-///   decided by the resolver. Without a local edit, the value is written unless this database
-///   already knows a newer write of that cell (``LastWriterWins`` on clock, then client id), in
-///   which case it is counted as stale. An update for a missing row is ignored with a warning.
+///   decided by the resolver; a local edit that loses (or has the same value as a newer remote
+///   write) is superseded and no longer pending (see `merge`). Without a local edit, the value
+///   is written unless this database already knows a newer write of that cell
+///   (``LastWriterWins`` on clock, then client id), in which case it is counted as stale. An update for a missing row is ignored with a warning.
 /// - **Delete** removes the row (missing rows are fine), discards the row's unpushed local changes
 ///   with a warning, and leaves a tombstone.
 struct ChangeSetApplier {
@@ -27,12 +28,15 @@ struct ChangeSetApplier {
     private(set) var report: ApplyReport
     /// Prepared statements by purpose, table and columns, so that no SQL is built per change.
     private var statements: [StatementKey: Statement] = [:]
+    /// Cell-clock records not written yet, four arguments per record (see ``recordCellClocks``).
+    private var cellClockArguments: [DatabaseValue] = []
 
     private struct StatementKey: Hashable {
-        enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone }
+        enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone, dropPendingEdit }
         var purpose: Purpose
         var table: String = ""
         var columns: [String] = []
+        var rows = 1
     }
 
     /// The prepared statement for `key`, built from `sql` the first time.
@@ -43,12 +47,24 @@ struct ChangeSetApplier {
         return statement
     }
 
+    /// Statement arguments from values, through GRDB's initializer for existentials: its generic
+    /// initializer reads each value through a key path, which dominated the cost of applying.
+    private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
+        StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
+    }
+
     /// The unpushed local changes of one row.
     private struct PendingRow {
         var insertClock: HLCTimestamp?
         var deleteClock: HLCTimestamp?
         var columnClocks: [String: HLCTimestamp] = [:]
         var isEmpty: Bool { insertClock == nil && deleteClock == nil && columnClocks.isEmpty }
+
+        /// The clock the pending change of `column` will be pushed with (as ``PendingChangeFolder``
+        /// computes it: the latest of the row's insert or delete and the column's edit), or `nil`.
+        func clock(of column: String) -> HLCTimestamp? {
+            [insertClock, deleteClock, columnClocks[column]].compactMap { $0 }.max()
+        }
     }
 
     /// Prepares an apply in the current transaction: the change log must be stamped already (so local
@@ -89,8 +105,10 @@ struct ChangeSetApplier {
         }
     }
 
-    /// Removes the temporary index.
-    func finish() throws {
+    /// Writes the cell-clock records still buffered and removes the temporary index; call it after
+    /// the last change.
+    mutating func finish() throws {
+        try writeCellClocks()
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
     }
 
@@ -148,15 +166,16 @@ struct ChangeSetApplier {
 
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
-        let statement = try statement(StatementKey(purpose: .insert, table: table.name, columns: change.columns.map(\.name))) {
-            let names = [table.keyColumn] + change.columns.map(\.name)
+        let statement = try statement(StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name })) {
+            let names = [table.keyColumn] + change.columns.map { $0.name }
             return """
-                INSERT INTO \(table.name.sqlIdentifier) (\(names.map(\.sqlIdentifier).joined(separator: ", ")))
+                INSERT INTO \(table.name.sqlIdentifier) (\(names.map { $0.sqlIdentifier }.joined(separator: ", ")))
                 VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
                 ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
                 """
         }
-        try statement.execute(arguments: StatementArguments([change.key] + change.columns.map(\.value)))
+        let values: [DatabaseValue] = [change.key] + change.columns.map { $0.value }
+        try statement.execute(arguments: Self.arguments(values))
         guard db.changesCount == 1 else { return false }
         // No cell clocks for a new row: any other write of it happens after its creating set was
         // seen, so with a newer clock (the receive rule), and must win against every value here.
@@ -165,56 +184,86 @@ struct ChangeSetApplier {
     }
 
     /// Writes the winning columns of an update (or of an insert for an existing row).
+    ///
+    /// Against an unpushed local edit of the same cell, the pair with the larger (clock, client id)
+    /// is the cell's current write, whatever the values:
+    /// - the local edit wins (by the resolver's `.local`, or with an equal value): it stays pending
+    ///   and is pushed with its clock; a `.local` decision against a newer remote write is
+    ///   re-published with a new clock instead;
+    /// - the remote write wins (by the resolver's `.remote`, or with an equal value): the local edit
+    ///   is superseded, so its log entry is dropped and the remote clock becomes the cell's clock.
+    ///   Left pending, the older local clock would keep answering for the cell, and a later-arriving
+    ///   write older than the winner but newer than the local edit would wrongly replace the winner
+    ///   here only (and the winner would be pushed again under the local clock);
+    /// - a `.remote` decision against an older remote write, or a merged value, is re-published
+    ///   with a new clock, so every client ends with the decided value.
     private mutating func merge(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
         let storedClocks = try cellClocks(table: table, key: change.key)
         let localRow = pending.isEmpty ? nil : try currentRow(table: table, key: change.key)
-        var assignments: [(column: String, value: DatabaseValue, remoteClock: HLCTimestamp?)] = []
+        var assignments: [(column: String, value: DatabaseValue)] = []
+        var remoteClocks: [(String, HLCTimestamp)] = []
+        var superseded: [String] = []
         var republish: [String] = []
         for column in change.columns {
-            if let localClock = pending.columnClocks[column.name] ?? pending.insertClock, let localRow {
+            if let localClock = pending.clock(of: column.name), let localRow {
                 let localValue: DatabaseValue = localRow[column.name]
-                guard localValue != column.value else { continue }
                 let conflict = Conflict(
                     table: table.name, key: change.key, column: column.name,
                     localValue: localValue, localClock: localClock, localClientID: localClientID,
                     remoteValue: column.value, remoteClock: column.clock, remoteClientID: remoteClientID
                 )
-                let resolution = try resolver.resolve(conflict)
-                report.conflicts.append(.init(conflict: conflict, resolution: resolution))
+                let resolution: ConflictResolution
+                if localValue == column.value {
+                    resolution = conflict.remoteWinsByLastWriter ? .remote : .local
+                } else {
+                    resolution = try resolver.resolve(conflict)
+                    report.conflicts.append(.init(conflict: conflict, resolution: resolution))
+                }
                 switch resolution {
+                case .remote where conflict.remoteWinsByLastWriter:
+                    if localValue != column.value { assignments.append((column.name, column.value)) }
+                    remoteClocks.append((column.name, column.clock))
+                    superseded.append(column.name)
                 case .remote:
-                    assignments.append((column.name, column.value, column.clock))
+                    assignments.append((column.name, column.value))
+                    republish.append(column.name)
                 case .local:
                     if conflict.remoteWinsByLastWriter { republish.append(column.name) }
                 case .merged(let value):
-                    assignments.append((column.name, value, nil))
+                    assignments.append((column.name, value))
                     republish.append(column.name)
                 }
             } else if let stored = storedClocks[column.name],
                       !LastWriterWins.isNewer(column.clock, remoteClientID, than: stored.clock, stored.clientID) {
                 report.staleValuesIgnored += 1
             } else {
-                assignments.append((column.name, column.value, column.clock))
+                assignments.append((column.name, column.value))
+                remoteClocks.append((column.name, column.clock))
             }
         }
         if !assignments.isEmpty {
-            let statement = try statement(StatementKey(purpose: .update, table: table.name, columns: assignments.map(\.column))) {
+            let statement = try statement(StatementKey(purpose: .update, table: table.name, columns: assignments.map { $0.column })) {
                 """
                 UPDATE \(table.name.sqlIdentifier)
                 SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
                 WHERE \(table.keyColumn.sqlIdentifier) = ?
                 """
             }
-            try statement.execute(arguments: StatementArguments(assignments.map(\.value) + [change.key]))
+            let values: [DatabaseValue] = assignments.map { $0.value } + [change.key]
+            try statement.execute(arguments: Self.arguments(values))
             guard db.changesCount == 1 else {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
             }
             report.updatedRows += 1
-            let clocks = assignments.compactMap { assignment in assignment.remoteClock.map { (assignment.column, $0) } }
-            if !clocks.isEmpty {
-                try recordCellClocks(table: table, key: change.key, clocks: clocks)
-            }
+        }
+        if !remoteClocks.isEmpty {
+            try recordCellClocks(table: table, key: change.key, clocks: remoteClocks)
+        }
+        for column in superseded {
+            try statement(StatementKey(purpose: .dropPendingEdit)) {
+                "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND op = ? AND column_name = ?"
+            }.execute(arguments: [table.id, change.key, LocalStoreSchema.updateOperation, column])
         }
         for column in republish {
             try db.execute(
@@ -272,15 +321,30 @@ struct ChangeSetApplier {
 
     /// Appends the clocks of a row's applied cells as one record (folded into the indexed cell clocks
     /// by ``LocalStoreSchema/compactAppliedClocks(in:)`` when a late set needs them; a set never
-    /// holds the same row twice, so its own lookups do not need them).
+    /// holds the same row twice, so its own lookups do not need them). Records are written in
+    /// multi-row inserts of ``cellClockBatchSize`` rows; ``finish()`` writes the rest.
     private mutating func recordCellClocks(table: SyncedTable, key: DatabaseValue, clocks: [(String, HLCTimestamp)]) throws {
         var encoded: [UInt8] = []
         for (column, clock) in clocks {
             encoded.appendString(column)
             encoded.appendVarint(clock.rawValue)
         }
-        try statement(StatementKey(purpose: .recordCellClock)) {
-            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES (?, ?, ?, ?)"
-        }.execute(arguments: [setNumber, table.id, key, Data(encoded)])
-}
+        cellClockArguments += [setNumber.databaseValue, table.id.databaseValue, key, Data(encoded).databaseValue]
+        if cellClockArguments.count == 4 * Self.cellClockBatchSize {
+            try writeCellClocks()
+        }
+    }
+
+    /// Rows per insert of cell-clock records.
+    private static let cellClockBatchSize = 64
+
+    private mutating func writeCellClocks() throws {
+        let rows = cellClockArguments.count / 4
+        guard rows > 0 else { return }
+        try statement(StatementKey(purpose: .recordCellClock, rows: rows)) {
+            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES "
+                + Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
+        }.execute(arguments: Self.arguments(cellClockArguments))
+        cellClockArguments.removeAll(keepingCapacity: true)
+    }
 }

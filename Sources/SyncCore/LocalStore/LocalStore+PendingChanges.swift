@@ -100,7 +100,7 @@ extension LocalStore {
                     SELECT table_id, row_key, column_name, max(clock), ? FROM rollingsync_changes
                     WHERE seq <= ? AND op = ? GROUP BY table_id, row_key, column_name
                     ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-                    WHERE excluded.clock > clock;
+                    WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
                     INSERT INTO rollingsync_tombstones (table_id, row_key, clock)
                     SELECT table_id, row_key, max(clock) FROM rollingsync_changes
                     WHERE seq <= ? AND op = ? GROUP BY table_id, row_key
