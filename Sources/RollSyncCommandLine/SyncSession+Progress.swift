@@ -2,21 +2,13 @@ import GRDB
 import SyncCore
 
 extension SyncSession {
-    /// Runs `operation` on the document while its progress is shown (see ``ProgressDisplay``);
-    /// the display is cleared before this returns or throws.
+    /// Runs `operation` on the document while its progress is shown (see
+    /// ``ProgressDisplay/showing(_:quiet:_:)``).
     func showingProgress<Result: Sendable>(
         quiet: Bool,
         _ operation: (DocumentSyncManager) async throws -> Result
     ) async throws -> Result {
-        let progress = ProgressDisplay(document.progressEvents(), quiet: quiet)
-        do {
-            let result = try await operation(document)
-            await progress.finish()
-            return result
-        } catch {
-            await progress.finish()
-            throw error
-        }
+        try await ProgressDisplay.showing(document, quiet: quiet, operation)
     }
 
     /// Records `report` as the database's last sync and returns its result.

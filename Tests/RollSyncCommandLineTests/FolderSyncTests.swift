@@ -49,11 +49,35 @@ struct FolderSyncTests {
         let pulled = try await RollsyncProcess.run(["pull-store", "--db", second, "--json"])
         #expect(pulled.status == 0, "\(pulled.standardError)")
         #expect(try workspace.notes(in: second) == ["x=old row", "y=another old row"])
+        #expect(!pushed.standardError.contains("…") && !pulled.standardError.contains("…"), "--json prints no progress")
 
         let documents = try await RollsyncProcess.run(["documents", "--db", second, "--json"])
         #expect(try documents.jsonObjects().map { $0["document"] as? String } == ["default"])
         let clients = try await RollsyncProcess.run(["clients", "--db", second, "--json"])
         #expect(try clients.jsonObjects().count == 2)
+    }
+
+    @Test("push-store and pull-store print one progress line per phase when standard error is not a terminal")
+    func wholeStoreProgressLines() async throws {
+        let workspace = try Workspace()
+        let remote = workspace.path("shared")
+        let first = try workspace.makeNotesDatabase("first.sqlite", rows: [("x", "old row")])
+        let second = try workspace.makeNotesDatabase("second.sqlite")
+        #expect(try await RollsyncProcess.run(["init", "--db", first, "--remote", remote, "--table", "notes"]).status == 0)
+        #expect(try await RollsyncProcess.run(["init", "--db", second, "--remote", remote, "--table", "notes"]).status == 0)
+
+        let pushed = try await RollsyncProcess.run(["push-store", "--db", first])
+        #expect(pushed.status == 0, "\(pushed.standardError)")
+        let pushLines = pushed.standardError.split(separator: "\n").map(String.init)
+        #expect(pushLines.suffix(3) == ["snapshotting…", "compressing…", "uploadingStore…"], "\(pushed.standardError)")
+
+        let pulled = try await RollsyncProcess.run(["pull-store", "--db", second])
+        #expect(pulled.status == 0, "\(pulled.standardError)")
+        let pullLines = pulled.standardError.split(separator: "\n").map(String.init)
+        let storeLines = pullLines.filter { ["downloadingStore…", "decompressing…", "verifying…", "installing…"].contains($0) }
+        #expect(storeLines == ["downloadingStore…", "decompressing…", "verifying…", "installing…"], "\(pulled.standardError)")
+        #expect(!pulled.standardError.contains("\u{1B}"), "no terminal escape codes in plain lines")
+        #expect(try workspace.notes(in: second) == ["x=old row"])
     }
 
     @Test("an encrypted remote: joining needs the password, and change-password switches it")

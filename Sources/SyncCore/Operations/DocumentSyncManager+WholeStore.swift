@@ -72,9 +72,9 @@ extension DocumentSyncManager {
     func installWholeStore(
         from client: SyncIdentifier?, _ integrityKey: String, _ application: ApplicationRegistration, _ remote: CodedRemote
     ) async throws -> WholeStoreDownload? {
-        broadcaster.send(SyncProgress(phase: .downloading))
-        return try await WholeStoreDownloader(
-            remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey
+        try await WholeStoreDownloader(
+            remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey,
+            progress: { [broadcaster] in broadcaster.send($0) }
         ).installNewest(from: client, into: localStore)
     }
 
@@ -83,7 +83,7 @@ extension DocumentSyncManager {
     func uploadSnapshot(
         _ application: ApplicationRegistration, _ integrityKey: String, _ remote: CodedRemote
     ) async throws -> WholeStoreUpload? {
-        broadcaster.send(SyncProgress(phase: .pushing))
+        broadcaster.send(SyncProgress(phase: .snapshotting))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollingsync-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let snapshot = directory.appendingPathComponent("snapshot.sqlite")
@@ -102,7 +102,8 @@ extension DocumentSyncManager {
         }
         guard contents.pendingChanges == 0 else { return nil }
         return try await WholeStoreUploader(
-            remote: remote, layout: application.layout.document(documentID), clientID: application.clientID, integrityKey: integrityKey
+            remote: remote, layout: application.layout.document(documentID), clientID: application.clientID, integrityKey: integrityKey,
+            progress: { [broadcaster] in broadcaster.send($0) }
         ).upload(snapshot: snapshot, appliedSetIDs: contents.appliedSetIDs, clock: clock)
     }
 }

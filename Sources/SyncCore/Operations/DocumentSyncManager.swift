@@ -90,7 +90,8 @@ public actor DocumentSyncManager {
         get throws { try state.registration()?.isRegistered ?? false }
     }
 
-    /// A stream of the progress events of every later sync. Any number of streams may be open;
+    /// A stream of the progress events of every later sync and whole-store transfer (see
+    /// ``SyncProgress``). Any number of streams may be open;
     /// each ends when the manager is released. Events are dropped (oldest first) for a reader that
     /// falls far behind, never blocking a sync.
     public nonisolated func progressEvents() -> AsyncStream<SyncProgress> {

@@ -19,16 +19,23 @@ import RemoteProtocol
 ///    transaction (its changes are pending again) and recording that the next sync must also
 ///    list this client's own sets. That sync applies the tail: every set, including this
 ///    client's own, that the store does not contain.
+///
+/// Reports, for each unit it fetches, ``SyncProgress/Phase/downloadingStore`` (per file),
+/// ``SyncProgress/Phase/decompressing`` (per chunk), ``SyncProgress/Phase/verifying`` and, when
+/// installing, ``SyncProgress/Phase/installing`` to `progress`.
 struct WholeStoreDownloader: Sendable {
     let remote: CodedRemote
     let layout: DocumentLayout
     let integrityKey: String
+    /// Receives the download's progress events.
+    var progress: @Sendable (SyncProgress) -> Void = { _ in }
 
     /// Installs the newest usable unit of `client` (of any client when `nil`) into `localStore`.
     /// - Returns: `nil` when there is no usable unit at all.
     func installNewest(from client: SyncIdentifier?, into localStore: LocalStore) async throws -> WholeStoreDownload? {
         try await withNewestUsable(from: client) { unit, url in
-            WholeStoreDownload(client: unit.client, unit: unit.name, installation: try install(url, into: localStore))
+            progress(SyncProgress(phase: .installing))
+            return WholeStoreDownload(client: unit.client, unit: unit.name, installation: try install(url, into: localStore))
         }
     }
 
@@ -79,17 +86,29 @@ struct WholeStoreDownloader: Sendable {
         guard manifest.compression == WholeStoreManifest.zlibCompression else {
             throw SyncError(.corruptRemoteData, "whole store \(unit.name) of \(unit.client) uses the unknown compression '\(manifest.compression)'")
         }
+        let indexSize = manifest.files[WholeStoreManifest.indexFileName]?.size ?? 0
+        let storeSize = manifest.files[WholeStoreManifest.storeFileName]?.size ?? 0
+        let downloaded = { [progress] (items: Int, bytes: Int64) in
+            progress(SyncProgress(phase: .downloadingStore, itemsDone: items, itemsTotal: 2, bytesDone: bytes, bytesTotal: indexSize + storeSize))
+        }
+        downloaded(0, 0)
         let indexFile = try await downloadVerified(WholeStoreManifest.indexFileName, of: unit, manifest: manifest)
         defer { indexFile.remove() }
+        downloaded(1, indexSize)
         let indexPath = layout.wholeStoreFile(WholeStoreManifest.indexFileName, of: unit.name, client: unit.client)
         let index = try CodedRemote.decodeJSON(WholeStoreIndex.self, from: try Data(contentsOf: indexFile.url), at: indexPath)
         let contained = Set(index.appliedSetIDs)
         guard markers.values.allSatisfy({ contained.contains($0.id) }) else { return nil }
         let compressed = try await downloadVerified(WholeStoreManifest.storeFileName, of: unit, manifest: manifest)
         defer { compressed.remove() }
+        downloaded(2, indexSize + storeSize)
         let store = try LocalScratchFile()
         do {
-            try ZlibStream.decompress(compressed.url, to: store.url)
+            progress(SyncProgress(phase: .decompressing, bytesTotal: storeSize))
+            try ZlibStream.decompress(compressed.url, to: store.url) { [progress] done in
+                progress(SyncProgress(phase: .decompressing, bytesDone: done, bytesTotal: storeSize))
+            }
+            progress(SyncProgress(phase: .verifying))
             guard try FileDigest.describe(store.url) == manifest.uncompressedStore else {
                 throw WholeStoreFileError(reason: "the expanded store does not match its manifest")
             }

@@ -4,6 +4,10 @@ import RemoteProtocol
 /// Uploads a snapshot of the local database as a new immutable whole-store unit, then removes this
 /// client's older units (TICoreDataSync's whole-store upload, with its non-atomic replace fixed).
 ///
+/// Reports ``SyncProgress/Phase/compressing`` (per chunk of the snapshot) and
+/// ``SyncProgress/Phase/uploadingStore`` (per file; the manifest is the last item and adds no
+/// bytes, its size is only known as it is written) to `progress`.
+///
 /// Order of writes, so a reader never sees a half-written unit and an interruption at any step
 /// leaves the previous unit usable:
 /// 1. `WholeStore/<client>/<clock>-<id>.wholestore/store.sqlite.zlib` (the snapshot, compressed,
@@ -18,6 +22,8 @@ struct WholeStoreUploader: Sendable {
     let layout: DocumentLayout
     let clientID: SyncIdentifier
     let integrityKey: String
+    /// Receives the upload's progress events.
+    var progress: @Sendable (SyncProgress) -> Void = { _ in }
 
     /// Uploads `snapshot` (a file written by ``LocalStore/snapshot(to:)`` holding `appliedSetIDs`)
     /// as a unit named after `clock`.
@@ -33,21 +39,32 @@ struct WholeStoreUploader: Sendable {
         do {
             try JSONEncoder().encode(WholeStoreIndex(appliedSetIDs: appliedSetIDs)).write(to: index.url)
             uncompressed = try FileDigest.describe(snapshot)
-            try ZlibStream.compress(snapshot, to: compressed.url)
+            progress(SyncProgress(phase: .compressing, bytesTotal: uncompressed.size))
+            try ZlibStream.compress(snapshot, to: compressed.url) { [progress] done in
+                progress(SyncProgress(phase: .compressing, bytesDone: done, bytesTotal: uncompressed.size))
+            }
             store = try FileDigest.describe(compressed.url)
             indexFile = try FileDigest.describe(index.url)
         } catch {
             throw SyncError(.local, "cannot prepare the whole store for upload: \(error)", underlying: error)
         }
+        let bytesTotal = store.size + indexFile.size
+        let uploaded = { [progress] (items: Int, bytes: Int64) in
+            progress(SyncProgress(phase: .uploadingStore, itemsDone: items, itemsTotal: 3, bytesDone: bytes, bytesTotal: bytesTotal))
+        }
+        uploaded(0, 0)
         try await remote.createDirectory(layout.wholeStoreUnit(unit, of: clientID))
         try await remote.upload(compressed.url, to: layout.wholeStoreFile(WholeStoreManifest.storeFileName, of: unit, client: clientID))
+        uploaded(1, store.size)
         try await remote.upload(index.url, to: layout.wholeStoreFile(WholeStoreManifest.indexFileName, of: unit, client: clientID))
+        uploaded(2, bytesTotal)
         let manifest = WholeStoreManifest(
             clientID: clientID, unit: unit, integrityKey: integrityKey, createdAt: Date(),
             appliedSetCount: appliedSetIDs.count, uncompressedStore: uncompressed,
             files: [WholeStoreManifest.storeFileName: store, WholeStoreManifest.indexFileName: indexFile]
         )
         try await remote.writeJSON(manifest, to: layout.wholeStoreManifest(unit, of: clientID))
+        uploaded(3, bytesTotal)
         var upload = WholeStoreUpload(unit: unit, manifest: manifest, removedUnits: [])
         do {
             for item in try await remote.listIfPresent(layout.wholeStores(of: clientID)) ?? [] where item.name != unit.directoryName {

@@ -11,18 +11,20 @@ enum ZlibStream {
 
     private static let chunkSize = 256 * 1024
 
-    /// Compresses `source` into a new file at `destination` (replaced if present).
-    static func compress(_ source: URL, to destination: URL) throws {
-        try run(source, destination, compressing: true)
+    /// Compresses `source` into a new file at `destination` (replaced if present), calling
+    /// `progress` with the bytes of `source` read so far after each chunk.
+    static func compress(_ source: URL, to destination: URL, progress: (Int64) -> Void = { _ in }) throws {
+        try run(source, destination, compressing: true, progress: progress)
     }
 
     /// Expands the zlib stream in `source` into `destination`, refusing a truncated or damaged
-    /// stream and any bytes after its end.
-    static func decompress(_ source: URL, to destination: URL) throws {
-        try run(source, destination, compressing: false)
+    /// stream and any bytes after its end; calls `progress` with the bytes of `source` read so far
+    /// after each chunk.
+    static func decompress(_ source: URL, to destination: URL, progress: (Int64) -> Void = { _ in }) throws {
+        try run(source, destination, compressing: false, progress: progress)
     }
 
-    private static func run(_ source: URL, _ destination: URL, compressing: Bool) throws {
+    private static func run(_ source: URL, _ destination: URL, compressing: Bool, progress: (Int64) -> Void) throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
         guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
@@ -39,9 +41,11 @@ enum ZlibStream {
 
         var outputBuffer = [UInt8](repeating: 0, count: chunkSize)
         var finished = false
+        var bytesRead: Int64 = 0
         while !finished {
             let chunk = try input.read(upToCount: chunkSize) ?? Data()
             let atEnd = chunk.isEmpty
+            bytesRead += Int64(chunk.count)
             if !compressing, atEnd {
                 throw Failure(description: "the compressed stream is truncated")
             }
@@ -73,6 +77,7 @@ enum ZlibStream {
                     }
                 } while stream.avail_out == 0 && !finished
             }
+            if !chunk.isEmpty { progress(bytesRead) }
         }
         if !compressing, let rest = try input.read(upToCount: 1), !rest.isEmpty {
             throw Failure(description: "bytes follow the end of the compressed stream")
