@@ -29,10 +29,11 @@ enum LocalStoreSchema {
     static let updateOperation = Int(RowChange.Kind.update.rawValue)
     static let deleteOperation = Int(RowChange.Kind.delete.rawValue)
 
-    /// The SQL expression of the wall-clock reading a change-log row records: the Julian day number
-    /// (a REAL), read as is so that the capture triggers do no arithmetic (SQLite 3.40 has no
-    /// `unixepoch('subsec')`). ``hybridClockCandidate(ofWall:)`` converts it when stamping.
-    static let wallClockReading = "julianday('now')"
+    /// The SQL expression of the wall-clock reading a change-log row records: the current Julian day
+    /// number (a REAL; without an argument SQLite parses no time string), read as is so that the
+    /// capture triggers do no arithmetic (SQLite 3.40 has no `unixepoch('subsec')`).
+    /// ``hybridClockCandidate(ofWall:)`` converts it when stamping.
+    static let wallClockReading = "julianday()"
 
     /// The SQL expression converting a recorded ``wallClockReading`` (the SQL expression `wall`) into
     /// a hybrid-logical-clock candidate: milliseconds since 1970, rounded, shifted left 16 bits.
