@@ -115,8 +115,8 @@ struct SupersededLocalEditTests {
                 UPDATE items SET name = 'local at the tie' WHERE id = 'k';
                 UPDATE rollingsync_state SET applying = 0;
                 INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op, column_name)
-                    SELECT ?, ?, id, 'k', ?, 'name' FROM rollingsync_tables WHERE name = 'items';
-                """, arguments: [tie.databaseInteger, tie.databaseInteger, RowChange.Kind.update.rawValue])
+                    SELECT julianday('now'), ?, id, 'k', ?, 'name' FROM rollingsync_tables WHERE name = 'items';
+                """, arguments: [tie.databaseInteger, RowChange.Kind.update.rawValue])
         }
         let pending = try client.pendingChanges()
         #expect(pending.map(\.kind) == [.update] && pending.map(\.clock) == [tie])

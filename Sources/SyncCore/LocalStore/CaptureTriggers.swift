@@ -4,11 +4,12 @@ import GRDB
 /// Generates and installs the capture triggers of one synced table.
 ///
 /// Each trigger appends one row to `rollingsync_changes` (unless `rollingsync_state.applying` is
-/// set, which happens only inside the transaction applying remote changes) carrying the wall-clock
-/// reading computed in SQL; its position in the log (`seq`) and that reading determine its hybrid
-/// logical clock (see ``ChangeLogClock``). All this happens inside the
-/// statement that fired it, so a change and its record commit or roll back together whatever
-/// connection or tool wrote it:
+/// set, which happens only inside the transaction applying remote changes: checked last in the
+/// trigger's `WHEN` clause, which measured cheaper than an `INSERT … SELECT … FROM
+/// rollingsync_state`) carrying the raw wall-clock reading (``LocalStoreSchema/wallClockReading``);
+/// its position in the log (`seq`) and that reading determine its hybrid logical clock (see
+/// ``ChangeLogClock``). All this happens inside the statement that fired it, so a change and its
+/// record commit or roll back together whatever connection or tool wrote it:
 /// - `AFTER INSERT`: one row, operation insert.
 /// - `AFTER UPDATE OF <column>` for every non-key column, only when the value really changed
 ///   (`IS NOT`, or a different storage class): one row naming the column.
@@ -25,10 +26,12 @@ struct CaptureTriggers {
         let columnLiteral = column.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"
         return """
             INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                SELECT \(LocalStoreSchema.wallClockExpression), \(table.id), \(key), \(operation), \(columnLiteral)
-                FROM rollingsync_state WHERE applying = 0;
+                VALUES (\(LocalStoreSchema.wallClockReading), \(table.id), \(key), \(operation), \(columnLiteral));
             """
     }
+
+    /// The `WHEN` condition that suppresses capture while remote changes are being applied.
+    private static let notApplying = "(SELECT applying FROM rollingsync_state) = 0"
 
     /// The `CREATE TRIGGER` statements.
     var statements: [String] {
@@ -38,19 +41,19 @@ struct CaptureTriggers {
         var statements = [
             """
             CREATE TRIGGER \("\(prefix)insert".sqlIdentifier) AFTER INSERT ON \(tableName)
-            BEGIN
+            WHEN \(Self.notApplying) BEGIN
             \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
             END
             """,
             """
             CREATE TRIGGER \("\(prefix)delete".sqlIdentifier) AFTER DELETE ON \(tableName)
-            BEGIN
+            WHEN \(Self.notApplying) BEGIN
             \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
             END
             """,
             """
             CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(key) ON \(tableName)
-            WHEN old.\(key) IS NOT new.\(key) BEGIN
+            WHEN old.\(key) IS NOT new.\(key) AND \(Self.notApplying) BEGIN
             \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
             \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
             END
@@ -61,7 +64,8 @@ struct CaptureTriggers {
             statements.append("""
                 CREATE TRIGGER \("\(prefix)update_\(index)".sqlIdentifier) AFTER UPDATE OF \(name) ON \(tableName)
                 WHEN old.\(key) IS new.\(key)
-                    AND (old.\(name) IS NOT new.\(name) OR typeof(old.\(name)) <> typeof(new.\(name))) BEGIN
+                    AND (old.\(name) IS NOT new.\(name) OR typeof(old.\(name)) <> typeof(new.\(name)))
+                    AND \(Self.notApplying) BEGIN
                 \(record(operation: LocalStoreSchema.updateOperation, key: "new.\(key)", column: column))
                 END
                 """)

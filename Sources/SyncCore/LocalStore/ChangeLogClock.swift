@@ -2,9 +2,10 @@ import GRDB
 
 /// Stamps change-log rows with hybrid logical clock timestamps.
 ///
-/// A capture trigger records only what it must observe at write time: the wall clock (in SQL, as
-/// `ms << 16`) and the change's position (`seq`, SQLite's own rowid assignment, strictly increasing
-/// because new rows always get `max(rowid) + 1`). The HLC value is a deterministic function of
+/// A capture trigger records only what it must observe at write time: the wall clock (in SQL, as a
+/// Julian day number, converted to `ms << 16` only here, see
+/// ``LocalStoreSchema/hybridClockCandidate(ofWall:)``) and the change's position (`seq`, SQLite's
+/// own rowid assignment, strictly increasing because new rows always get `max(rowid) + 1`). The HLC value is a deterministic function of
 /// those and of the newest clock issued or seen before (`rollingsync_state.clock`):
 ///
 ///     clock(first) = max(wall(first), previous + 1)
@@ -27,7 +28,7 @@ enum ChangeLogClock {
                 SELECT seq, seq + max(
                     (SELECT clock FROM rollingsync_state) + 1
                         - (SELECT min(seq) FROM rollingsync_changes WHERE clock IS NULL),
-                    max(wall - seq) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING)) AS hlc
+                    max(\(LocalStoreSchema.hybridClockCandidate(ofWall: "wall")) - seq) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING)) AS hlc
                 FROM rollingsync_changes WHERE clock IS NULL
             ) AS stamped
             WHERE rollingsync_changes.seq = stamped.seq;

@@ -269,7 +269,7 @@ struct ChangeSetApplier {
             try db.execute(
                 sql: """
                     INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                    VALUES (\(LocalStoreSchema.wallClockExpression), ?, ?, ?, ?)
+                    VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, ?)
                     """,
                 arguments: [table.id, change.key, LocalStoreSchema.updateOperation, column]
             )

@@ -12,8 +12,8 @@ import GRDB
 /// - `rollingsync_tables`: the registered synced tables and their key columns.
 /// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
 ///   changed column, per deleted row; no values, they are read from the table when pushing), in
-///   `seq` order, with the wall-clock reading of each change and its hybrid logical clock once
-///   stamped (see ``ChangeLogClock``).
+///   `seq` order, with the wall-clock reading of each change (a Julian day number, see
+///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLogClock``).
 /// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
 ///   for last-writer-wins against late remote changes.
 /// - `rollingsync_applied_clocks`: cell clocks of applied remote updates, appended cheaply during
@@ -29,10 +29,17 @@ enum LocalStoreSchema {
     static let updateOperation = Int(RowChange.Kind.update.rawValue)
     static let deleteOperation = Int(RowChange.Kind.delete.rawValue)
 
-    /// The SQL expression of the wall clock as a hybrid-logical-clock candidate: milliseconds since
-    /// 1970 shifted left 16 bits. SQLite 3.40 has no `unixepoch('subsec')`, so milliseconds come from
-    /// `julianday('now')`.
-    static let wallClockExpression = "(CAST((julianday('now') - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) << 16)"
+    /// The SQL expression of the wall-clock reading a change-log row records: the current Julian day
+    /// number (a REAL; without an argument SQLite parses no time string), read as is so that the
+    /// capture triggers do no arithmetic (SQLite 3.40 has no `unixepoch('subsec')`).
+    /// ``hybridClockCandidate(ofWall:)`` converts it when stamping.
+    static let wallClockReading = "julianday()"
+
+    /// The SQL expression converting a recorded ``wallClockReading`` (the SQL expression `wall`) into
+    /// a hybrid-logical-clock candidate: milliseconds since 1970, rounded, shifted left 16 bits.
+    static func hybridClockCandidate(ofWall wall: String) -> String {
+        "(CAST((\(wall) - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) << 16)"
+    }
 
     /// Folds the appended clocks of applied updates into the indexed per-cell clocks (the larger
     /// clock, then client id, wins, as in ``LastWriterWins``) and empties the append-only table.
@@ -79,7 +86,7 @@ enum LocalStoreSchema {
                     key_column TEXT NOT NULL);
                 CREATE TABLE rollingsync_changes (
                     seq INTEGER PRIMARY KEY,
-                    wall INTEGER NOT NULL,
+                    wall REAL NOT NULL,
                     clock INTEGER,
                     table_id INTEGER NOT NULL,
                     row_key NOT NULL,
