@@ -146,7 +146,11 @@ let package = Package(
             dependencies: ["RemoteStoreConformance", "InMemoryRemote"],
             swiftSettings: sharedSwiftSettings
         ),
-        .testTarget(name: "SyncCoreTests", dependencies: ["SyncCore", grdb, crypto], swiftSettings: sharedSwiftSettings),
+        .testTarget(
+            name: "SyncCoreTests",
+            dependencies: ["SyncCore", "TestSupport", grdb, crypto],
+            swiftSettings: sharedSwiftSettings
+        ),
         // Depends on the executable so `swift build --build-tests` and `swift test` build the binary the
         // end-to-end tests run as a separate process.
         .testTarget(

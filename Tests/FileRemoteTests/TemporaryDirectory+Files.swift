@@ -16,10 +16,4 @@ extension TemporaryDirectory {
     func read(_ relativePath: String) throws -> String {
         String(decoding: try Data(contentsOf: appending(relativePath)), as: UTF8.self)
     }
-
-    /// The names in the folder at `relativePath`, as the file system has them (hidden ones included).
-    func names(in relativePath: String = "") throws -> [String] {
-        let path = appending(relativePath).path(percentEncoded: false)
-        return try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-    }
 }

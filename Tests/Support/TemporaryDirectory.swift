@@ -23,6 +23,12 @@ public final class TemporaryDirectory: Sendable {
         url.appending(path: relativePath)
     }
 
+    /// The names in the folder at `relativePath`, as the file system has them (hidden ones included).
+    public func names(in relativePath: String = "") throws -> [String] {
+        let path = appending(relativePath).path(percentEncoded: false)
+        return try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+    }
+
     /// Deletes the directory and everything in it; does nothing if it is already gone.
     public func remove() {
         try? FileManager.default.removeItem(at: url)

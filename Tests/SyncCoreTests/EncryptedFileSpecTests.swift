@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import RemoteProtocol
+import TestSupport
 import Testing
 
 @testable import SyncCore
@@ -46,13 +47,13 @@ struct EncryptedFileSpecTests {
 
     @Test("a reader written from the documentation decrypts what the codec writes", arguments: [0, 17, 65_536, 150_000])
     func documentedReader(size: Int) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = try TemporaryDirectory(prefix: "synccore")
         let dataKey = DataKey.random()
         let path: RemotePath = "com.example.notes/Documents/notebook/WholeStore/anna/store.sqlite"
         let plain = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
-        try Data(plain).write(to: scratch.file("plain"))
-        try EncryptingCodec(dataKey: dataKey).encode(scratch.file("plain"), into: scratch.file("coded"), for: path)
-        let coded = Array(try Data(contentsOf: scratch.file("coded")))
+        try Data(plain).write(to: scratch.appending("plain"))
+        try EncryptingCodec(dataKey: dataKey).encode(scratch.appending("plain"), into: scratch.appending("coded"), for: path)
+        let coded = Array(try Data(contentsOf: scratch.appending("coded")))
         #expect(Array(coded[6..<22]) == dataKey.id.bytes)
         #expect(try Self.documentedDecrypt(coded, dataKey: dataKey.bytes, path: path.string) == plain)
     }

@@ -1,24 +1,25 @@
 import Foundation
 import RemoteProtocol
+import TestSupport
 import Testing
 
 @testable import SyncCore
 
 @Suite("Encrypted remote files")
 struct EncryptingCodecTests {
-    let scratch: ScratchDirectory
+    let scratch: TemporaryDirectory
     let codec = EncryptingCodec(dataKey: .random())
     let path: RemotePath = "com.example.notes/Documents/notebook/SyncChanges/anna/0001-set.syncchg"
     let chunk = 1 << Int(EncryptedFileFormat.writtenLog2ChunkSize)
 
     init() throws {
-        scratch = try ScratchDirectory()
+        scratch = try TemporaryDirectory(prefix: "synccore")
     }
 
     /// Encodes `bytes` for `path`, returning the encoded bytes.
     func encoded(_ bytes: [UInt8], for path: RemotePath? = nil) throws -> [UInt8] {
-        let plain = scratch.file("plain-\(UUID().uuidString)")
-        let coded = scratch.file("coded-\(UUID().uuidString)")
+        let plain = scratch.appending("plain-\(UUID().uuidString)")
+        let coded = scratch.appending("coded-\(UUID().uuidString)")
         try Data(bytes).write(to: plain)
         try codec.encode(plain, into: coded, for: path ?? self.path)
         return Array(try Data(contentsOf: coded))
@@ -26,10 +27,10 @@ struct EncryptingCodecTests {
 
     /// Decodes `bytes` read from `path` into a file named "out" and returns its content.
     func decoded(_ bytes: [UInt8], for path: RemotePath? = nil, with codec: EncryptingCodec? = nil) throws -> [UInt8] {
-        let coded = scratch.file("coded-\(UUID().uuidString)")
+        let coded = scratch.appending("coded-\(UUID().uuidString)")
         try Data(bytes).write(to: coded)
-        try (codec ?? self.codec).decode(coded, into: scratch.file("out"), for: path ?? self.path)
-        return Array(try Data(contentsOf: scratch.file("out")))
+        try (codec ?? self.codec).decode(coded, into: scratch.appending("out"), for: path ?? self.path)
+        return Array(try Data(contentsOf: scratch.appending("out")))
     }
 
     /// Expects decoding to fail with `kind`, leaving no output file (not even a partial one).
@@ -135,11 +136,11 @@ struct EncryptingCodecTests {
     @Test("a failed decode leaves the destination as it was; a successful one replaces it")
     func decodeReplacesOnlyOnSuccess() throws {
         let good = try encoded(Array("version two".utf8))
-        try Data("version one".utf8).write(to: scratch.file("out"))
+        try Data("version one".utf8).write(to: scratch.appending("out"))
         var bad = good
         bad[bad.count - 1] ^= 0x80
         #expect(throws: SyncError.self) { try decoded(bad) }
-        #expect(try Data(contentsOf: scratch.file("out")) == Data("version one".utf8))
+        #expect(try Data(contentsOf: scratch.appending("out")) == Data("version one".utf8))
         #expect(try decoded(good) == Array("version two".utf8))
         #expect(try scratch.names().allSatisfy { !$0.hasSuffix(".partial") })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import TestSupport
 import Testing
 
 @testable import SyncCore
@@ -79,20 +80,20 @@ struct EncryptionKeyTests {
 
     @Test("the local key file is owner-only, round-trips, and an unreadable one counts as absent")
     func localKeyFile() throws {
-        let scratch = try ScratchDirectory()
-        let keys = DataKeyFileStore(directory: scratch.file("keys"))
+        let scratch = try TemporaryDirectory(prefix: "synccore")
+        let keys = DataKeyFileStore(directory: scratch.appending("keys"))
         #expect(keys.load(applicationID: applicationID) == nil)
         let dataKey = DataKey.random()
         try keys.save(dataKey, applicationID: applicationID)
         let file = keys.file(for: applicationID)
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        let directoryAttributes = try FileManager.default.attributesOfItem(atPath: scratch.file("keys").path)
+        let directoryAttributes = try FileManager.default.attributesOfItem(atPath: scratch.appending("keys").path)
         #expect((directoryAttributes[.posixPermissions] as? Int) == 0o700)
         let loaded = try #require(keys.load(applicationID: applicationID))
         #expect(loaded.id == dataKey.id)
         #expect(loaded.bytes == dataKey.bytes)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.file("keys").path) == ["com.example.notes.datakey"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.appending("keys").path) == ["com.example.notes.datakey"])
 
         try Data("garbage".utf8).write(to: file)
         #expect(keys.load(applicationID: applicationID) == nil)

@@ -1,19 +1,19 @@
 import Foundation
 import GRDB
 import SyncCore
+import TestSupport
 
 /// A real SQLite database file in a fresh temporary directory, removed when released.
 final class TemporaryDatabase {
-    let directory: URL
+    let directory: TemporaryDirectory
     let url: URL
     let pool: DatabasePool
     let store: LocalStore
 
     /// Creates the database, runs `schema`, opens a ``LocalStore`` and registers `tables`.
     init(schema: String = TemporaryDatabase.itemsSchema, tables: [String] = ["items"]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("synccore-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        url = directory.appendingPathComponent("app.sqlite")
+        directory = try TemporaryDirectory(prefix: "synccore")
+        url = directory.appending("app.sqlite")
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         pool = try DatabasePool(path: url.path, configuration: configuration)
@@ -22,10 +22,6 @@ final class TemporaryDatabase {
         for table in tables {
             try store.register(table: table)
         }
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
     }
 
     static let itemsSchema = """
@@ -40,7 +36,7 @@ final class TemporaryDatabase {
 
     /// A file path in the temporary directory.
     func file(_ name: String) -> URL {
-        directory.appendingPathComponent(name)
+        directory.appending(name)
     }
 
     /// All pending changes, in order.
