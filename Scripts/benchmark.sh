@@ -11,10 +11,4 @@ target=${1:?usage: benchmark.sh BENCHMARK-TARGET [arguments…]}
 shift
 
 Scripts/install-dependencies.sh
-trap 'Scripts/test-servers.sh stop' EXIT
-Scripts/test-servers.sh start
-set -a
-# shellcheck source=/dev/null
-source .test-servers/env
-set +a
-swift run -c release "$target" "$@"
+exec Scripts/test-servers.sh run swift run -c release "$target" "$@"

@@ -3,6 +3,9 @@
 #
 #   Scripts/test-servers.sh start   # starts each server in Scripts/test-servers.d, writes .test-servers/env
 #   Scripts/test-servers.sh stop    # stops them all (safe to run when nothing is running)
+#   Scripts/test-servers.sh run COMMAND [ARGUMENTS…]
+#                                   # starts them, runs COMMAND with .test-servers/env exported,
+#                                   # stops them however COMMAND ends, and exits with its status
 #
 # Each Scripts/test-servers.d/NAME.sh defines `start_NAME` and `stop_NAME`. A start function runs
 # its server in the foreground of a background job on 127.0.0.1, records the pid in $STATE/NAME.pid,
@@ -10,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export STATE="$PWD/.test-servers"
-action=${1:?usage: test-servers.sh start|stop}
+action=${1:?usage: test-servers.sh start|stop|run COMMAND…}
 
 # shellcheck source=Scripts/test-servers-lib.sh
 source Scripts/test-servers-lib.sh
@@ -23,8 +26,7 @@ for script in Scripts/test-servers.d/*.sh; do
     servers+=("$(basename "$script" .sh)")
 done
 
-case "$action" in
-start)
+start_all() {
     rm -rf "$STATE"
     mkdir -p "$STATE"
     : > "$STATE/env"
@@ -32,14 +34,34 @@ start)
         echo "Starting test server: $name"
         "start_$name"
     done
-    ;;
-stop)
+}
+
+stop_all() {
     for name in "${servers[@]}"; do
         "stop_$name" || true
     done
+}
+
+case "$action" in
+start)
+    start_all
+    ;;
+stop)
+    stop_all
+    ;;
+run)
+    shift
+    [ $# -gt 0 ] || { echo "usage: test-servers.sh run COMMAND [ARGUMENTS…]" >&2; exit 2; }
+    trap stop_all EXIT
+    start_all
+    set -a
+    # shellcheck source=/dev/null
+    source "$STATE/env"
+    set +a
+    "$@"
     ;;
 *)
-    echo "usage: test-servers.sh start|stop" >&2
+    echo "usage: test-servers.sh start|stop|run COMMAND…" >&2
     exit 2
     ;;
 esac

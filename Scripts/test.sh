@@ -7,14 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-Scripts/install-dependencies.sh
-
-trap 'Scripts/test-servers.sh stop' EXIT
-Scripts/test-servers.sh start
-set -a
-# shellcheck source=/dev/null
-source .test-servers/env
-set +a
+# First pass: install, then run this script again inside `test-servers.sh run`, which starts the
+# servers, exports their variables, and stops them however the tests end.
+if [ "${1:-}" != "--servers-up" ]; then
+    Scripts/install-dependencies.sh
+    exec Scripts/test-servers.sh run Scripts/test.sh --servers-up "$@"
+fi
+shift
 if [ "${CI:-}" = "true" ]; then
     export ROLLSYNC_REQUIRE_TEST_SERVERS=1
 fi
