@@ -69,10 +69,10 @@ struct SyncResult: CommandResult, Codable {
     /// A warning as people read it.
     static func text(_ warning: SyncWarning) -> String {
         switch warning {
-        case .apply(.remoteDeleteDiscardedLocalChanges(let table, let key), let client):
-            "\(client) deleted \(table) \(text(key)); the deletion won over local edits"
-        case .apply(.changeToDeletedRowIgnored(let table, let key), let client):
-            "\(client) changed \(table) \(text(key)), which is deleted here; the change was ignored"
+        case .apply(let warning, let client):
+            text(warning, from: "\(client)")
+        case .settledLocally(let warning):
+            text(warning, from: nil)
         case .unreadableChangeSet(let fileName, let client, let reason):
             "change set \(fileName) of \(client) could not be read and was skipped: \(reason)"
         case .documentWasReset(let document):
@@ -83,6 +83,27 @@ struct SyncResult: CommandResult, Codable {
             "the last-sync marker was not written: \(reason)"
         @unknown default:
             String(describing: warning)
+        }
+    }
+
+    /// A warning of an apply (`client` sent the set) or of a rule applied to local data (`nil`).
+    static func text(_ warning: ApplyReport.Warning, from client: String?) -> String {
+        let removedRows = "its values are kept in rollingsync_removed_rows"
+        switch warning {
+        case .remoteDeleteDiscardedLocalChanges(let table, let key):
+            return "\(client ?? "another client") deleted \(table) \(text(key)); the deletion won over local edits"
+        case .changeToDeletedRowIgnored(let table, let key):
+            return "\(client ?? "another client") changed \(table) \(text(key)), which is deleted here; the change was ignored"
+        case .referenceCleared(let table, let key, let columns, let parent):
+            return "\(table) \(text(key)): \(columns.joined(separator: ", ")) referred to a deleted \(parent) row and was cleared"
+        case .rowRemovedWithDeletedParent(let table, let key, let parent):
+            return "\(table) \(text(key)) was removed because the \(parent) row it refers to was deleted; \(removedRows)"
+        case .rowRemovedByUniqueConstraint(let table, let key, let kept):
+            return "\(table) \(text(key)) collided with \(text(kept)) on a unique constraint and was removed; \(removedRows)"
+        case .changeRejectedByConstraint(let table, let key, let reason):
+            return "a change of \(table) \(text(key)) from \(client ?? "this client") was refused by a constraint (\(reason)); \(removedRows)"
+        @unknown default:
+            return String(describing: warning)
         }
     }
 

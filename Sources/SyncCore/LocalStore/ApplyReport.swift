@@ -10,6 +10,21 @@ public struct ApplyReport: Sendable, Equatable {
         /// Another client changed a row that is deleted here (locally, unpushed, or by an earlier
         /// deletion); the deletion wins and the change was ignored (delete-versus-update).
         case changeToDeletedRowIgnored(table: String, key: DatabaseValue)
+        /// A row's reference named a row that was deleted (by another client or locally); the
+        /// reference rule set it to NULL (or to its default) as the schema or the rule says (see
+        /// Docs/Conflicts.md). `key` is NULL for a table that is not synced.
+        case referenceCleared(table: String, key: DatabaseValue, columns: [String], parentTable: String)
+        /// A row was removed because the row it references was deleted (`ON DELETE CASCADE`, or a
+        /// reference that cannot be NULL); its last values are in ``LocalStore/removedRows()``.
+        case rowRemovedWithDeletedParent(table: String, key: DatabaseValue, parentTable: String)
+        /// Two rows with different keys collided on a unique constraint other than the key; the
+        /// row with the larger key was removed (every client keeps the same one) and its last
+        /// values are in ``LocalStore/removedRows()``.
+        case rowRemovedByUniqueConstraint(table: String, key: DatabaseValue, keptKey: DatabaseValue)
+        /// A change was refused by a constraint of the local schema other than a reference or a
+        /// unique key (a `CHECK`, a `NOT NULL`); the row keeps its previous values and the rest of
+        /// the set was applied. The incoming values are in ``LocalStore/removedRows()``.
+        case changeRejectedByConstraint(table: String, key: DatabaseValue, reason: String)
     }
 
     /// The applied set's identifier.

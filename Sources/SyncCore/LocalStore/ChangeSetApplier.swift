@@ -16,6 +16,12 @@ import GRDB
 ///   (``LastWriterWins`` on clock, then client id), in which case it is counted as stale. An update for a missing row is ignored with a warning.
 /// - **Delete** removes the row (missing rows are fine), discards the row's unpushed local changes
 ///   with a warning, and leaves a tombstone.
+/// - **References**: the apply runs with foreign keys off; ``finish()`` settles the references the
+///   set left dangling to deleted rows by the reference rule (``ReferenceSettlement``).
+/// - **Unique constraints** other than the key: of two rows that collide, the one with the larger
+///   key is removed (saved in `rollingsync_removed_rows`, pushed as a deletion), whichever arrived
+///   first, so every client keeps the same row. Any other constraint failure (a `CHECK`, a
+///   `NOT NULL`) rejects only that row change, with a warning; the rest of the set is applied.
 struct ChangeSetApplier {
     private let db: Database
     private let localClientID: String
@@ -30,6 +36,14 @@ struct ChangeSetApplier {
     private var statements: [StatementKey: Statement] = [:]
     /// Cell-clock records not written yet, four arguments per record (see ``recordCellClocks``).
     private var cellClockArguments: [DatabaseValue] = []
+    /// The schema's references, settled by ``finish()``.
+    private var references: ReferenceSettlement
+    /// Keys of rows written by this set, for tables that reference others.
+    private var touchedRows: [String: [DatabaseValue]] = [:]
+    /// Keys of rows deleted by this set (or by the uniqueness rule), for referenced tables.
+    private var deletedRows: [String: [DatabaseValue]] = [:]
+    /// The unique constraints (column lists) of each table, read when a collision first needs them.
+    private var uniqueConstraints: [String: [[String]]] = [:]
 
     private struct StatementKey: Hashable {
         enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone, dropPendingEdit }
@@ -88,7 +102,9 @@ struct ChangeSetApplier {
         self.localClientID = localClientID
         remoteClientID = header.clientID
         self.resolver = resolver
-        tables = Dictionary(uniqueKeysWithValues: try LocalStore.syncedTables(in: db).map { ($0.name, $0) })
+        let syncedTables = try LocalStore.syncedTables(in: db)
+        tables = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.name, $0) })
+        references = try ReferenceSettlement(db: db, syncedTables: syncedTables)
         report = ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: false)
         hasPendingChanges = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_changes)") ?? false
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
@@ -105,10 +121,12 @@ struct ChangeSetApplier {
         }
     }
 
-    /// Writes the cell-clock records still buffered and removes the temporary index; call it after
-    /// the last change.
+    /// Writes the cell-clock records still buffered, settles the references the set left dangling
+    /// (see ``ReferenceSettlement``) and removes the temporary index; call it after the last change.
     mutating func finish() throws {
         try writeCellClocks()
+        try references.settle(.rows(touched: touchedRows, deleted: deletedRows))
+        report.warnings += references.warnings
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
     }
 
@@ -124,7 +142,13 @@ struct ChangeSetApplier {
         switch change.kind {
         case .delete:
             try applyDelete(change, table: table, pending: pending)
+            if references.isReferenced(table.name) {
+                deletedRows[table.name, default: []].append(change.key)
+            }
         case .insert, .update:
+            if references.hasReferences(from: table.name) {
+                touchedRows[table.name, default: []].append(change.key)
+            }
             let locallyDeleted = pending.deleteClock.map { deleted in pending.insertClock.map { $0 < deleted } ?? true } ?? false
             let tombstoned = try isTombstoned(table: table, key: change.key)
             if locallyDeleted || tombstoned {
@@ -166,16 +190,23 @@ struct ChangeSetApplier {
 
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
-        let statement = try statement(StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name })) {
-            let names = [table.keyColumn] + change.columns.map { $0.name }
-            return """
+        let names = [table.keyColumn] + change.columns.map { $0.name }
+        let values: [DatabaseValue] = [change.key] + change.columns.map { $0.value }
+        let written = try execute(
+            StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name }),
+            {
+                """
                 INSERT INTO \(table.name.sqlIdentifier) (\(names.map { $0.sqlIdentifier }.joined(separator: ", ")))
                 VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
                 ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
                 """
+            },
+            values, writing: change.key, of: table, exists: false,
+            newValues: Dictionary(change.columns.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+        )
+        guard written else {
+            return true
         }
-        let values: [DatabaseValue] = [change.key] + change.columns.map { $0.value }
-        try statement.execute(arguments: Self.arguments(values))
         guard db.changesCount == 1 else { return false }
         // No cell clocks for a new row: any other write of it happens after its creating set was
         // seen, so with a newer clock (the receive rule), and must win against every value here.
@@ -242,15 +273,20 @@ struct ChangeSetApplier {
             }
         }
         if !assignments.isEmpty {
-            let statement = try statement(StatementKey(purpose: .update, table: table.name, columns: assignments.map { $0.column })) {
-                """
-                UPDATE \(table.name.sqlIdentifier)
-                SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
-                WHERE \(table.keyColumn.sqlIdentifier) = ?
-                """
-            }
             let values: [DatabaseValue] = assignments.map { $0.value } + [change.key]
-            try statement.execute(arguments: Self.arguments(values))
+            let written = try execute(
+                StatementKey(purpose: .update, table: table.name, columns: assignments.map { $0.column }),
+                {
+                    """
+                    UPDATE \(table.name.sqlIdentifier)
+                    SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
+                    WHERE \(table.keyColumn.sqlIdentifier) = ?
+                    """
+                },
+                values, writing: change.key, of: table, exists: true,
+                newValues: Dictionary(assignments.map { ($0.column, $0.value) }, uniquingKeysWith: { _, last in last })
+            )
+            guard written else { return }
             guard db.changesCount == 1 else {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
@@ -274,6 +310,123 @@ struct ChangeSetApplier {
                 arguments: [table.id, change.key, LocalStoreSchema.updateOperation, column]
             )
         }
+    }
+
+    /// Runs the write of one row (`key`; `exists` when it is an update of a present row, whose
+    /// other columns keep their values) with `newValues` for the written columns.
+    ///
+    /// A collision on a unique constraint other than the key keeps the row with the smallest key
+    /// among the colliding ones: if that is this row, the others are removed (their values saved,
+    /// their deletion captured and pushed) and the write is made; otherwise this row is removed,
+    /// or, for a new row, not written and its deletion pushed. Any other constraint failure rejects
+    /// the write. Both are reported.
+    /// - Returns: `false` when the write was not made (this row lost or was rejected).
+    private mutating func execute(
+        _ statementKey: StatementKey, _ sql: () -> String, _ values: [DatabaseValue], writing key: DatabaseValue, of table: SyncedTable,
+        exists: Bool, newValues: [String: DatabaseValue]
+    ) throws -> Bool {
+        var settledCollision = false
+        while true {
+            let statement = try statement(statementKey, sql)
+            do {
+                try statement.execute(arguments: Self.arguments(values))
+                return true
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                // A failed statement repeats its error when reset for the next use: prepare anew.
+                statements[statementKey] = nil
+                var row = newValues
+                if exists, let current = try currentRow(table: table, key: key) {
+                    for (column, value) in current where row[column] == nil { row[column] = value }
+                }
+                row[table.keyColumn] = key
+                if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, !settledCollision {
+                    let colliding = try collidingKeys(with: row, key: key, table: table)
+                    if !colliding.isEmpty {
+                        settledCollision = true
+                        if let winner = try colliding.first(where: { try Self.precedes($0, key, in: db) }) {
+                            try lose(row, key: key, exists: exists, table: table, to: winner)
+                            return false
+                        }
+                        for loser in colliding {
+                            try removeCapturing(table: table, key: loser, reason: "it collided with row \(key) on a unique constraint")
+                            report.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: loser, keptKey: key))
+                        }
+                        continue
+                    }
+                }
+                try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: "refused by a constraint: \(error.message ?? "\(error)")", in: db)
+                report.warnings.append(.changeRejectedByConstraint(table: table.name, key: key, reason: error.message ?? "\(error)"))
+                return false
+            }
+        }
+    }
+
+    /// The incoming row `key` lost a uniqueness collision to `winner`: an existing row is removed,
+    /// a new one is not written; either way its values are saved and its deletion is pushed.
+    private mutating func lose(_ row: [String: DatabaseValue], key: DatabaseValue, exists: Bool, table: SyncedTable, to winner: DatabaseValue) throws {
+        let reason = "it collided with row \(winner) on a unique constraint"
+        if exists {
+            try removeCapturing(table: table, key: key, reason: reason)
+        } else {
+            try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: reason, in: db)
+            try db.execute(
+                sql: """
+                    INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                    VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, NULL)
+                    """,
+                arguments: [table.id, key, LocalStoreSchema.deleteOperation]
+            )
+            if references.isReferenced(table.name) {
+                deletedRows[table.name, default: []].append(key)
+            }
+        }
+        report.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: key, keptKey: winner))
+    }
+
+    /// Removes a present row as a local deletion (captured, so it is pushed), saving its values.
+    private mutating func removeCapturing(table: SyncedTable, key: DatabaseValue, reason: String) throws {
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
+        _ = try RemovedRow.remove(table: table.name, identity: table.keyColumn.sqlIdentifier, id: key, key: key, reason: reason, in: db)
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
+        if references.isReferenced(table.name) {
+            deletedRows[table.name, default: []].append(key)
+        }
+    }
+
+    /// The keys of the other rows that hold the same values as `row` in the columns of one of the
+    /// table's unique constraints (NULLs never collide).
+    private mutating func collidingKeys(with row: [String: DatabaseValue], key: DatabaseValue, table: SyncedTable) throws -> [DatabaseValue] {
+        if uniqueConstraints[table.name] == nil {
+            var constraints: [[String]] = []
+            let indexes = try String.fetchAll(
+                db,
+                sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0",
+                arguments: [table.name]
+            )
+            for index in indexes {
+                let columns = try String?.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [index])
+                if columns.allSatisfy({ $0 != nil }) { constraints.append(columns.compactMap { $0 }) }
+            }
+            uniqueConstraints[table.name] = constraints
+        }
+        var keys: [DatabaseValue] = []
+        for columns in uniqueConstraints[table.name] ?? [] {
+            let values = columns.map { row[$0] ?? .null }
+            guard !values.contains(.null) else { continue }
+            let condition = columns.map { "\($0.sqlIdentifier) = ?" }.joined(separator: " AND ")
+            let found = try DatabaseValue.fetchAll(
+                db,
+                sql: "SELECT \(table.keyColumn.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(condition) AND \(table.keyColumn.sqlIdentifier) <> ?",
+                arguments: Self.arguments(values + [key])
+            )
+            for other in found where !keys.contains(other) { keys.append(other) }
+        }
+        return keys
+    }
+
+    /// Whether key `a` sorts before key `b` in SQLite's own order (the same on every client).
+    static func precedes(_ a: DatabaseValue, _ b: DatabaseValue, in db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT ? < ?", arguments: [a, b]) ?? false
     }
 
     private mutating func applyDelete(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {

@@ -6,9 +6,9 @@ extension LocalStore {
     ///
     /// 1. The whole file is read and verified first (structure, change count, CRC-32); a corrupt or
     ///    truncated set throws ``ChangeSetFormatError`` before anything is touched.
-    /// 2. One write transaction then: returns early if the set id is already recorded (applying the
-    ///    same set twice is a no-op, reported with ``ApplyReport/wasAlreadyApplied``); defers foreign
-    ///    keys (`PRAGMA defer_foreign_keys = ON`, checked at commit); sets the `applying` flag so the
+    /// 2. One write transaction then, with foreign keys off (see ``withForeignKeysOff(_:)``):
+    ///    returns early if the set id is already recorded (applying the
+    ///    same set twice is a no-op, reported with ``ApplyReport/wasAlreadyApplied``); sets the `applying` flag so the
     ///    capture triggers record nothing (no echo; the flag is invisible to other connections and
     ///    rolled back with the transaction); applies all inserts, then all updates, then all deletes
     ///    (one streaming pass over the file per kind present, each re-verifying the trailer); records the set as
@@ -16,8 +16,11 @@ extension LocalStore {
     ///    A set whose oldest change is newer than everything this database has seen or written (the
     ///    usual case when sets are applied in order of ``ChangeSetSummary/maximumClock``) cannot hold
     ///    a stale value, so it skips the per-cell clock and tombstone lookups; a late set gets them.
-    /// 3. Any error (constraint violation, foreign-key violation at commit, resolver error, a file
-    ///    altered between passes, a crash) rolls everything back: the set stays unapplied.
+    ///    Before the commit, references the set left dangling to deleted rows are settled by the
+    ///    reference rule (``ReferenceSettlement``), so no foreign key can make the set (and every
+    ///    later sync) fail; a row change refused by another constraint is skipped and reported.
+    /// 3. Any error (resolver error, a file altered between passes, a disk error, a crash) rolls
+    ///    everything back: the set stays unapplied.
     ///
     /// See ``ChangeSetApplier`` for the per-row rules (upserts, updates of missing rows, deletions
     /// winning, last-writer-wins).
@@ -30,8 +33,13 @@ extension LocalStore {
     @discardableResult
     public func applyChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
         let (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: url)
-        return try writer.write { db in
-            try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
+        return try withForeignKeysOff { db in
+            var report: ApplyReport?
+            try db.inTransaction(.immediate) {
+                report = try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
+                return .commit
+            }
+            return report ?? ApplyReport(setID: summary.header.setID, clientID: summary.header.clientID, wasAlreadyApplied: true)
         }
     }
 
@@ -42,9 +50,9 @@ extension LocalStore {
     /// Use it to show conflicts to a user before applying with their decisions.
     public func previewChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
         let (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: url)
-        return try writer.writeWithoutTransaction { db in
+        return try withForeignKeysOff { db in
             var report: ApplyReport?
-            try db.inTransaction {
+            try db.inTransaction(.immediate) {
                 report = try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
                 return .rollback
             }
@@ -69,7 +77,6 @@ extension LocalStore {
         guard !alreadyApplied else {
             return ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: true)
         }
-        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         try ChangeLogClock.stamp(in: db)
         let known = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
         let isLate = summary.minimumClock.databaseInteger <= known
@@ -103,5 +110,22 @@ extension LocalStore {
         try ChangeLogClock.observe(summary.maximumClock, in: db)
         try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
         return applier.report
+    }
+}
+
+extension LocalStore {
+    /// Runs `body` on the writer's connection outside any transaction, with `PRAGMA foreign_keys`
+    /// off (a pragma SQLite ignores inside a transaction), and restores the connection's setting
+    /// afterwards, whatever happens. RollingSync's writes of synced data run this way so that they
+    /// never fire the schema's own `ON DELETE` actions (which would act in the order rows happen to
+    /// be written) and never fail at commit: the reference rule settles references itself, the
+    /// same way on every client whether the application has foreign keys on or off.
+    func withForeignKeysOff<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try writer.writeWithoutTransaction { db in
+            let enabled = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+            if enabled { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+            defer { if enabled { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+            return try body(db)
+        }
     }
 }

@@ -21,6 +21,9 @@ import GRDB
 ///   ``ChangeSetApplier``).
 /// - `rollingsync_tombstones`: deleted row keys, so late changes to a deleted row are ignored.
 /// - `rollingsync_applied_sets`: identifiers of the change sets already applied (or pushed), numbered.
+/// - `rollingsync_removed_rows`: the last values of every row a data rule removed (a reference to a
+///   deleted row, a collision on a unique constraint; see Docs/Conflicts.md), so nothing a rule
+///   removes is lost for good (see ``RemovedRow``).
 enum LocalStoreSchema {
     static let prefix = "rollingsync_"
 
@@ -122,6 +125,17 @@ enum LocalStoreSchema {
                 sql: "INSERT INTO rollingsync_state (id, client_id, clock) VALUES (1, ?, 0)",
                 arguments: [UUID().uuidString]
             )
+        }
+        migrator.registerMigration("rollingsync v2: removed rows") { db in
+            try db.execute(sql: """
+                CREATE TABLE rollingsync_removed_rows (
+                    seq INTEGER PRIMARY KEY,
+                    table_name TEXT NOT NULL,
+                    row_key,
+                    row_values TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    removed_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));
+                """)
         }
         return migrator
     }

@@ -6,3 +6,11 @@ extension String {
         "\"" + split(separator: "\"", omittingEmptySubsequences: false).joined(separator: "\"\"") + "\""
     }
 }
+
+extension String {
+    /// The string as a quoted SQL string literal: wrapped in single quotes, embedded single quotes
+    /// doubled.
+    var sqlLiteral: String {
+        "'" + split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+    }
+}

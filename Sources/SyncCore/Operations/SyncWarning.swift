@@ -5,6 +5,10 @@ public enum SyncWarning: Sendable, Equatable {
     /// Applying another client's change set noticed a delete-versus-update (see
     /// ``ApplyReport/Warning``).
     case apply(ApplyReport.Warning, fromClient: SyncIdentifier)
+    /// A data rule changed local data outside an apply: the reference rule settling the children
+    /// of rows deleted here before a push, or a whole-store re-base merging unpushed changes (see
+    /// Docs/Conflicts.md). Its effects are pushed like local edits.
+    case settledLocally(ApplyReport.Warning)
     /// A change set could not be downloaded as a verified, readable set and was not applied; the
     /// later sets of the same client wait too, so nothing is applied out of order. The next sync
     /// tries again.

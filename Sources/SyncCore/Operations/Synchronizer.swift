@@ -229,6 +229,7 @@ struct Synchronizer: Sendable {
         let scratch = try LocalScratchFile()
         defer { scratch.remove() }
         let setID = UUID().uuidString
+        report.warnings += try local { try localStore.settleReferencesOfPendingChanges() }.map { .settledLocally($0) }
         guard let pending = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
             return
         }

@@ -1,0 +1,259 @@
+import GRDB
+
+/// Applies RollingSync's reference rule (Docs/Conflicts.md) inside a write transaction that runs
+/// with `PRAGMA foreign_keys` off, so that no constraint can fail the transaction and every client
+/// reaches the same result whether a child row arrives before or after its parent's deletion.
+///
+/// A child row whose reference names a missing parent row is *dangling*. It is settled only when
+/// the parent is known to be **deleted**: for a reference to a synced table's key, the parent key
+/// has a tombstone or an unpushed local deletion; for any other reference (to a table that is not
+/// synced, or to a non-key column), a missing parent counts as deleted. A reference to a parent
+/// that simply has not arrived yet (a set held back, a re-based store without this client's
+/// unpushed rows) is left alone until the parent arrives. A deleted parent's children are settled
+/// as the schema says, whatever the order in which the changes arrived:
+/// - `ON DELETE CASCADE`: the child row is removed;
+/// - `ON DELETE SET NULL`: the reference is set to NULL;
+/// - `ON DELETE SET DEFAULT`: the reference takes its default value, and is settled again (to
+///   NULL, or removal) if the default names no existing parent;
+/// - `NO ACTION` / `RESTRICT` (the default): the reference is set to NULL where every referencing
+///   column accepts NULL (the child row and its data survive; only the link to a row somebody
+///   deleted is lost); otherwise the child row is removed.
+/// Where SET NULL meets a `NOT NULL` column, the child row is removed as well.
+///
+/// Every effect is an ordinary local write made with the capture triggers active, so it is pushed
+/// with a new clock like an edit of the application: the other clients converge on it by the usual
+/// rules (a removal is a deletion, and deletions win). A removed row's last values are saved in
+/// `rollingsync_removed_rows` (see ``RemovedRow``) and every effect is reported as an
+/// ``ApplyReport/Warning``. A removal deletes that row's own children in turn (chains, self
+/// references), by the same rule.
+///
+/// Child tables that are not synced are settled too (their effects are not captured, having no
+/// triggers), except `WITHOUT ROWID` tables that are not synced, which have no row identity to act
+/// on and are left as they are.
+struct ReferenceSettlement {
+    /// Which dangling rows to look at.
+    enum Scope {
+        /// Every row of every table (after a whole-store install).
+        case everything
+        /// Rows written by an apply (`touched`, by table) and children of deleted rows (`deleted`,
+        /// keys of synced tables by table), and what their settlement removes in turn.
+        case rows(touched: [String: [DatabaseValue]], deleted: [String: [DatabaseValue]])
+    }
+
+    private let db: Database
+    private let keys: [ForeignKey]
+    /// Synced tables by lowercased name.
+    private let synced: [String: SyncedTable]
+    /// Lowercased names of the tables without a rowid.
+    private let withoutRowid: Set<String>
+    /// What the settlement did, in order.
+    private(set) var warnings: [ApplyReport.Warning] = []
+
+    /// Reads the schema's foreign keys.
+    init(db: Database, syncedTables: [SyncedTable]) throws {
+        self.db = db
+        keys = try ForeignKey.all(in: db)
+        synced = Dictionary(syncedTables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        withoutRowid = Set(try String.fetchAll(
+            db, sql: "SELECT lower(name) FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND wr = 1"
+        ))
+    }
+
+    /// Whether the schema has any foreign key at all.
+    var hasForeignKeys: Bool { !keys.isEmpty }
+
+    /// Whether rows of `table` can reference other rows (the applier records the rows it writes
+    /// only for such tables).
+    func hasReferences(from table: String) -> Bool {
+        keys.contains { $0.childTable.lowercased() == table.lowercased() }
+    }
+
+    /// Whether rows of `table` can be referenced (the applier records deleted keys only for such tables).
+    func isReferenced(_ table: String) -> Bool {
+        keys.contains { $0.parentTable.lowercased() == table.lowercased() }
+    }
+
+    /// Settles the dangling references in `scope`, with the capture triggers active, until no
+    /// removal leaves another dangling reference.
+    /// - Throws: SQLite errors; the caller rolls the transaction back.
+    mutating func settle(_ scope: Scope) throws {
+        guard !keys.isEmpty else { return }
+        var touched: [String: [DatabaseValue]] = [:]
+        var deleted: [String: [DatabaseValue]] = [:]
+        var everything = false
+        switch scope {
+        case .everything: everything = true
+        case .rows(let rowsTouched, let rowsDeleted):
+            touched = rowsTouched.filter { !$0.value.isEmpty }
+            deleted = rowsDeleted.filter { !$0.value.isEmpty }
+            guard !touched.isEmpty || !deleted.isEmpty else { return }
+        }
+        let applying = try Int.fetchOne(db, sql: "SELECT applying FROM rollingsync_state") ?? 0
+        try db.execute(sql: """
+            UPDATE rollingsync_state SET applying = 0;
+            DROP TABLE IF EXISTS temp.rollingsync_scope;
+            CREATE TEMP TABLE rollingsync_scope (
+                kind INTEGER NOT NULL, table_name TEXT NOT NULL, row_key NOT NULL,
+                PRIMARY KEY (kind, table_name, row_key)) WITHOUT ROWID;
+            DROP TABLE IF EXISTS temp.rollingsync_deleted_keys;
+            CREATE TEMP TABLE rollingsync_deleted_keys (
+                table_id INTEGER NOT NULL, row_key NOT NULL, PRIMARY KEY (table_id, row_key)) WITHOUT ROWID;
+            INSERT OR IGNORE INTO temp.rollingsync_deleted_keys
+                SELECT table_id, row_key FROM rollingsync_changes WHERE op = \(LocalStoreSchema.deleteOperation);
+            """)
+        defer {
+            try? db.execute(sql: """
+                DROP TABLE IF EXISTS temp.rollingsync_scope;
+                DROP TABLE IF EXISTS temp.rollingsync_deleted_keys;
+                """)
+            try? db.execute(sql: "UPDATE rollingsync_state SET applying = ?", arguments: [applying])
+        }
+        var deletedTables = Set(deleted.keys.map { $0.lowercased() })
+        while true {
+            try fillScope(touched: touched, deleted: deleted)
+            var removed: [String: [DatabaseValue]] = [:]
+            var removedTables: Set<String> = []
+            for key in keys {
+                try settle(key, everything: everything, touched: touched, deletedTables: deletedTables, removed: &removed, removedTables: &removedTables)
+            }
+            guard !removedTables.isEmpty else { return }
+            everything = false
+            touched = [:]
+            deleted = removed
+            deletedTables = removedTables
+        }
+    }
+
+    private func fillScope(touched: [String: [DatabaseValue]], deleted: [String: [DatabaseValue]]) throws {
+        try db.execute(sql: "DELETE FROM temp.rollingsync_scope")
+        let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO temp.rollingsync_scope (kind, table_name, row_key) VALUES (?, ?, ?)")
+        for (kind, rows) in [(0, touched), (1, deleted)] {
+            for (table, keys) in rows {
+                for key in keys {
+                    try insert.execute(arguments: [kind, table.lowercased(), key])
+                }
+            }
+        }
+    }
+
+    /// Settles the dangling rows of one foreign key within the scope.
+    private mutating func settle(
+        _ key: ForeignKey, everything: Bool, touched: [String: [DatabaseValue]], deletedTables: Set<String>,
+        removed: inout [String: [DatabaseValue]], removedTables: inout Set<String>
+    ) throws {
+        let child = key.childTable.lowercased()
+        let parent = key.parentTable.lowercased()
+        let childTable = synced[child]
+        if childTable == nil && withoutRowid.contains(child) { return }
+        let identity = childTable.map { "c.\($0.keyColumn.sqlIdentifier)" } ?? "c.rowid"
+        let parentTable = synced[parent]
+        let referencesKey = parentTable.map { key.parentColumns.count == 1 && key.parentColumns[0].lowercased() == $0.keyColumn.lowercased() } ?? false
+        var conditions = [key.danglingCondition]
+        if !everything {
+            var scope: [String] = []
+            if touched.keys.contains(where: { $0.lowercased() == child }) {
+                scope.append("\(identity) IN (SELECT row_key FROM temp.rollingsync_scope WHERE kind = 0 AND table_name = \(child.sqlLiteral))")
+            }
+            if deletedTables.contains(parent) {
+                if referencesKey {
+                    let column = "c.\(key.childColumns[0].sqlIdentifier)"
+                    scope.append("\(column) IN (SELECT row_key FROM temp.rollingsync_scope WHERE kind = 1 AND table_name = \(parent.sqlLiteral))")
+                } else {
+                    scope.append("1")
+                }
+            }
+            guard !scope.isEmpty else { return }
+            conditions.append("(\(scope.joined(separator: " OR ")))")
+        }
+        let parentDeleted: String
+        if let parentTable, referencesKey {
+            let column = "c.\(key.childColumns[0].sqlIdentifier)"
+            parentDeleted = """
+                EXISTS (SELECT 1 FROM main.rollingsync_tombstones WHERE table_id = \(parentTable.id) AND row_key = \(column))
+                OR EXISTS (SELECT 1 FROM temp.rollingsync_deleted_keys WHERE table_id = \(parentTable.id) AND row_key = \(column))
+                """
+        } else {
+            parentDeleted = "1"
+        }
+        let dangling = try DatabaseValue.fetchAll(
+            db,
+            sql: """
+                SELECT \(identity) FROM main.\(key.childTable.sqlIdentifier) AS c
+                WHERE \(conditions.joined(separator: " AND ")) AND (\(parentDeleted))
+                """
+        )
+        for id in dangling {
+            let reportedKey = childTable == nil ? DatabaseValue.null : id
+            switch key.onDelete {
+            case .cascade:
+                try remove(id, of: key, reportedKey: reportedKey, removed: &removed, removedTables: &removedTables)
+            case .setDefault where key.childDefaults.allSatisfy({ $0 != nil }):
+                try assign(key.childDefaults.map { "(\($0 ?? "NULL"))" }, to: id, of: key)
+                if try isDangling(id, of: key) {
+                    try clearOrRemove(id, of: key, reportedKey: reportedKey, removed: &removed, removedTables: &removedTables)
+                } else {
+                    warnings.append(.referenceCleared(table: key.childTable, key: reportedKey, columns: key.childColumns, parentTable: key.parentTable))
+                }
+            case .setNull, .setDefault, .noAction:
+                try clearOrRemove(id, of: key, reportedKey: reportedKey, removed: &removed, removedTables: &removedTables)
+            }
+        }
+    }
+
+    private mutating func clearOrRemove(
+        _ id: DatabaseValue, of key: ForeignKey, reportedKey: DatabaseValue,
+        removed: inout [String: [DatabaseValue]], removedTables: inout Set<String>
+    ) throws {
+        if key.childColumnsNullable {
+            try assign(key.childColumns.map { _ in "NULL" }, to: id, of: key)
+            warnings.append(.referenceCleared(table: key.childTable, key: reportedKey, columns: key.childColumns, parentTable: key.parentTable))
+        } else {
+            try remove(id, of: key, reportedKey: reportedKey, removed: &removed, removedTables: &removedTables)
+        }
+    }
+
+    private func identityColumn(of key: ForeignKey) -> String {
+        synced[key.childTable.lowercased()]?.keyColumn.sqlIdentifier ?? "rowid"
+    }
+
+    private func assign(_ expressions: [String], to id: DatabaseValue, of key: ForeignKey) throws {
+        let assignments = zip(key.childColumns, expressions).map { "\($0.sqlIdentifier) = \($1)" }.joined(separator: ", ")
+        try db.execute(
+            sql: "UPDATE main.\(key.childTable.sqlIdentifier) SET \(assignments) WHERE \(identityColumn(of: key)) = ?",
+            arguments: [id]
+        )
+    }
+
+    private func isDangling(_ id: DatabaseValue, of key: ForeignKey) throws -> Bool {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM main.\(key.childTable.sqlIdentifier) AS c
+                WHERE c.\(identityColumn(of: key)) = ? AND \(key.danglingCondition))
+                """,
+            arguments: [id]
+        ) ?? false
+    }
+
+    /// Saves the row's values in `rollingsync_removed_rows`, deletes it (captured when its table is
+    /// synced) and schedules its own children for the next round.
+    private mutating func remove(
+        _ id: DatabaseValue, of key: ForeignKey, reportedKey: DatabaseValue,
+        removed: inout [String: [DatabaseValue]], removedTables: inout Set<String>
+    ) throws {
+        let reason = "its reference (\(key.childColumns.joined(separator: ", "))) names a deleted row of \(key.parentTable)"
+        guard try RemovedRow.remove(table: key.childTable, identity: identityColumn(of: key), id: id, key: reportedKey, reason: reason, in: db) else {
+            return
+        }
+        warnings.append(.rowRemovedWithDeletedParent(table: key.childTable, key: reportedKey, parentTable: key.parentTable))
+        let table = key.childTable.lowercased()
+        removedTables.insert(table)
+        if let syncedTable = synced[table] {
+            removed[table, default: []].append(id)
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO temp.rollingsync_deleted_keys (table_id, row_key) VALUES (?, ?)",
+                arguments: [syncedTable.id, id]
+            )
+        }
+    }
+}
