@@ -42,8 +42,8 @@ struct ChangeSetApplier {
     private var touchedRows: [String: [DatabaseValue]] = [:]
     /// Keys of rows deleted by this set (or by the uniqueness rule), for referenced tables.
     private var deletedRows: [String: [DatabaseValue]] = [:]
-    /// The unique constraints (column lists) of each table, read when a collision first needs them.
-    private var uniqueConstraints: [String: [[String]]] = [:]
+    /// The unique constraints other than the key, read when a collision first needs them.
+    private var uniqueConstraints: UniqueConstraints
 
     private struct StatementKey: Hashable {
         enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone, dropPendingEdit }
@@ -105,6 +105,7 @@ struct ChangeSetApplier {
         let syncedTables = try LocalStore.syncedTables(in: db)
         tables = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.name, $0) })
         references = try ReferenceSettlement(db: db, syncedTables: syncedTables)
+        uniqueConstraints = UniqueConstraints(db: db)
         report = ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: false)
         hasPendingChanges = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_changes)") ?? false
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
@@ -340,10 +341,11 @@ struct ChangeSetApplier {
                 }
                 row[table.keyColumn] = key
                 if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, !settledCollision {
-                    let colliding = try collidingKeys(with: row, key: key, table: table)
+                    let colliding = try uniqueConstraints.collidingKeys(with: row, key: key, table: table)
                     if !colliding.isEmpty {
                         settledCollision = true
-                        if let winner = try colliding.first(where: { try Self.precedes($0, key, in: db) }) {
+                        let winner = try uniqueConstraints.winner(among: key, colliding)
+                        if winner != key {
                             try lose(row, key: key, exists: exists, table: table, to: winner)
                             return false
                         }
@@ -391,42 +393,6 @@ struct ChangeSetApplier {
         if references.isReferenced(table.name) {
             deletedRows[table.name, default: []].append(key)
         }
-    }
-
-    /// The keys of the other rows that hold the same values as `row` in the columns of one of the
-    /// table's unique constraints (NULLs never collide).
-    private mutating func collidingKeys(with row: [String: DatabaseValue], key: DatabaseValue, table: SyncedTable) throws -> [DatabaseValue] {
-        if uniqueConstraints[table.name] == nil {
-            var constraints: [[String]] = []
-            let indexes = try String.fetchAll(
-                db,
-                sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND origin <> 'pk' AND partial = 0",
-                arguments: [table.name]
-            )
-            for index in indexes {
-                let columns = try String?.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno", arguments: [index])
-                if columns.allSatisfy({ $0 != nil }) { constraints.append(columns.compactMap { $0 }) }
-            }
-            uniqueConstraints[table.name] = constraints
-        }
-        var keys: [DatabaseValue] = []
-        for columns in uniqueConstraints[table.name] ?? [] {
-            let values = columns.map { row[$0] ?? .null }
-            guard !values.contains(.null) else { continue }
-            let condition = columns.map { "\($0.sqlIdentifier) = ?" }.joined(separator: " AND ")
-            let found = try DatabaseValue.fetchAll(
-                db,
-                sql: "SELECT \(table.keyColumn.sqlIdentifier) FROM \(table.name.sqlIdentifier) WHERE \(condition) AND \(table.keyColumn.sqlIdentifier) <> ?",
-                arguments: Self.arguments(values + [key])
-            )
-            for other in found where !keys.contains(other) { keys.append(other) }
-        }
-        return keys
-    }
-
-    /// Whether key `a` sorts before key `b` in SQLite's own order (the same on every client).
-    static func precedes(_ a: DatabaseValue, _ b: DatabaseValue, in db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT ? < ?", arguments: [a, b]) ?? false
     }
 
     private mutating func applyDelete(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {

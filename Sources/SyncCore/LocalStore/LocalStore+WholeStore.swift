@@ -25,65 +25,61 @@ extension LocalStore {
         }
     }
 
-    /// Replaces the synced data of this database with a downloaded whole store, keeping and
-    /// re-basing the unpushed local changes, in **one write transaction** on the application's own
+    /// Replaces the synced data of this database with a downloaded whole store and **merges** the
+    /// unpushed local changes into it, in **one write transaction** on the application's own
     /// connection: no file is swapped, so the application's open connections stay valid and see
     /// either the old or the new data, never a mix; a failure (or crash) leaves the old data.
     ///
-    /// In that transaction:
-    /// 1. the unpushed local changes are read (with their current values);
-    /// 2. every synced table's rows are replaced by the snapshot's (capture triggers suppressed,
-    ///    foreign keys deferred to the commit); RollingSync's per-cell clocks, tombstones and applied
-    ///    sets are replaced by the snapshot's; the clock only moves forward;
-    /// 3. the unpushed changes are written again as ordinary local writes on top (captured again,
-    ///    so they are pushed by the next sync): inserts and updates set the changed columns,
-    ///    deletions delete; a row the snapshot does not have is re-created with its local values,
-    ///    unless the snapshot records it as deleted: then the update is not re-applied (deletion
-    ///    wins, as in a sync) and is reported.
-    /// 4. `inSameTransaction` runs (callers clear their own bookkeeping there).
+    /// In that transaction, with foreign keys off (``withForeignKeysOff(_:)``), so that replacing
+    /// rows never fires an `ON DELETE` action and never fails on a reference:
+    /// 1. the local rows with unpushed changes are copied aside;
+    /// 2. every synced table's rows are replaced by the snapshot's (capture triggers suppressed);
+    ///    RollingSync's per-cell clocks, tombstones and applied sets are replaced by the snapshot's;
+    ///    the clock only moves forward; the local change log is **kept**, with its clocks;
+    /// 3. each row with unpushed changes is merged as an incoming change would be, with its
+    ///    original clock (see ``WholeStoreMerge``): pending deletions stay pending, a newer write
+    ///    in the store beats an older local edit, conflicts go to `resolver`, rows the store
+    ///    deleted stay deleted, rows the store lacks are re-created;
+    /// 4. references left dangling to deleted rows are settled by the reference rule
+    ///    (``ReferenceSettlement``), its effects captured as local writes;
+    /// 5. `inSameTransaction` runs (callers clear their own bookkeeping there).
     ///
     /// Tables that are not registered for sync are left alone. Validate the file first with
     /// ``inspectSnapshot(at:)``.
-    /// - Throws: ``WholeStoreFileError`` if the snapshot lacks a synced table or column, or a GRDB
-    ///   error; nothing is changed then.
+    /// - Throws: ``WholeStoreFileError`` if the snapshot lacks a synced table or column, the
+    ///   resolver's error, or a GRDB error; nothing is changed then.
     public func installWholeStore(
         at url: URL,
+        resolver: ConflictResolver = .lastWriterWins,
         inSameTransaction: (Database) throws -> Void = { _ in }
     ) throws -> WholeStoreInstallation {
-        try writer.writeWithoutTransaction { db in
+        try withForeignKeysOff { db in
             try db.execute(sql: "ATTACH DATABASE ? AS rollingsync_snapshot", arguments: [url.path])
             defer { try? db.execute(sql: "DETACH DATABASE rollingsync_snapshot") }
-            var installation = WholeStoreInstallation(appliedSetCount: 0, rebasedChanges: 0, updatesOfDeletedRows: [])
-            try db.inTransaction {
-                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            var installation: WholeStoreInstallation?
+            try db.inTransaction(.immediate) {
                 _ = try ChangeLogClock.stamp(in: db)
                 let tables = try Self.syncedTables(in: db)
-                let byName = Dictionary(uniqueKeysWithValues: tables.map { ($0.name, $0) })
-                var pending: [(change: RowChange, fullRow: Row?)] = []
-                _ = try Self.readPendingChanges(in: db, upTo: Int64.max) { change in
-                    guard let table = byName[change.table] else { return }
-                    let fullRow = change.kind == .update ? try Self.currentRow(of: table, key: change.key, in: db) : nil
-                    pending.append((change, fullRow))
-                }
+                var merge = WholeStoreMerge(db: db, tables: tables, localClientID: clientID, resolver: resolver)
+                try merge.keepLocalRows()
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
                 for table in tables {
                     try Self.replaceRows(of: table, in: db)
                 }
                 try Self.replaceSyncBookkeeping(in: db)
+                try LocalStoreSchema.compactAppliedClocks(in: db)
+                try merge.mergePendingChanges()
+                var result = merge.installation
+                result.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
+                var settlement = try ReferenceSettlement(db: db, syncedTables: tables)
+                try settlement.settle(.everything)
+                result.warnings += settlement.warnings
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
-                installation.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
-                for (change, fullRow) in pending {
-                    guard let table = byName[change.table] else { continue }
-                    if try Self.rewrite(change, fullRow: fullRow, table: table, in: db) {
-                        installation.rebasedChanges += 1
-                    } else {
-                        installation.updatesOfDeletedRows.append(.init(table: change.table, key: "\(change.key)"))
-                    }
-                }
                 try inSameTransaction(db)
+                installation = result
                 return .commit
             }
-            return installation
+            return installation ?? WholeStoreInstallation(appliedSetCount: 0, rebasedChanges: 0, updatesOfDeletedRows: [])
         }
     }
 
@@ -104,14 +100,14 @@ extension LocalStore {
         try db.execute(sql: "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name)")
     }
 
-    /// Replaces clocks, tombstones and applied sets with the snapshot's, mapping table ids by name.
+    /// Replaces clocks, tombstones and applied sets with the snapshot's, mapping table ids by name;
+    /// the local change log stays.
     private static func replaceSyncBookkeeping(in db: Database) throws {
         let mapping = """
             JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.id = s.table_id
             JOIN main.rollingsync_tables AS lt ON lt.name = st.name
             """
         try db.execute(sql: """
-            DELETE FROM main.rollingsync_changes;
             DELETE FROM main.rollingsync_cell_clocks;
             DELETE FROM main.rollingsync_tombstones;
             DELETE FROM main.rollingsync_applied_clocks;
@@ -130,56 +126,5 @@ extension LocalStore {
             UPDATE main.rollingsync_state
                 SET clock = max(clock, (SELECT clock FROM rollingsync_snapshot.rollingsync_state));
             """)
-    }
-
-    /// The row's current values, or `nil`.
-    private static func currentRow(of table: SyncedTable, key: DatabaseValue, in db: Database) throws -> Row? {
-        try Row.fetchOne(
-            db,
-            sql: "SELECT * FROM \(table.name.quotedDatabaseIdentifier) WHERE \(table.keyColumn.quotedDatabaseIdentifier) = ?",
-            arguments: [key]
-        )
-    }
-
-    /// Writes one unpushed change again as a local write; false for an update of a row the
-    /// snapshot deleted. An update of a row the snapshot never had (typically inserted by a set of
-    /// this client that the snapshot does not contain yet) re-creates the row from `fullRow`, the
-    /// row as it was before the install, so the edit survives until that set is applied again.
-    private static func rewrite(_ change: RowChange, fullRow: Row?, table: SyncedTable, in db: Database) throws -> Bool {
-        let name = table.name.quotedDatabaseIdentifier
-        let key = table.keyColumn.quotedDatabaseIdentifier
-        let exists = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(name) WHERE \(key) = ?)", arguments: [change.key]) ?? false
-        switch change.kind {
-        case .delete:
-            try db.execute(sql: "DELETE FROM \(name) WHERE \(key) = ?", arguments: [change.key])
-        case .update where !exists:
-            let tombstoned = try Bool.fetchOne(
-                db,
-                sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)",
-                arguments: [table.id, change.key]
-            ) ?? false
-            guard !tombstoned, let fullRow else { return false }
-            let values = table.columns.map { (name: $0, value: fullRow[$0] as DatabaseValue? ?? .null) }
-            try insert(key: change.key, values, into: table, in: db)
-        case .insert where !exists:
-            try insert(key: change.key, change.columns.map { ($0.name, $0.value) }, into: table, in: db)
-        case .insert, .update:
-            guard !change.columns.isEmpty else { return true }
-            let assignments = change.columns.map { "\($0.name.quotedDatabaseIdentifier) = ?" }.joined(separator: ", ")
-            try db.execute(
-                sql: "UPDATE \(name) SET \(assignments) WHERE \(key) = ?",
-                arguments: StatementArguments(change.columns.map(\.value) + [change.key])
-            )
-        }
-        return true
-    }
-
-    private static func insert(key: DatabaseValue, _ values: [(name: String, value: DatabaseValue)], into table: SyncedTable, in db: Database) throws {
-        let columns = [table.keyColumn] + values.map(\.name)
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        try db.execute(
-            sql: "INSERT INTO \(table.name.quotedDatabaseIdentifier) (\(columns.map(\.quotedDatabaseIdentifier).joined(separator: ", "))) VALUES (\(placeholders))",
-            arguments: StatementArguments([key] + values.map(\.value))
-        )
     }
 }

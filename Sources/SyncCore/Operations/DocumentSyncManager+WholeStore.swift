@@ -62,7 +62,7 @@ extension DocumentSyncManager {
                 )
             }
             var report = try await self.performSync()
-            report.wholeStoreInstalled = installed
+            report.recordInstalled(installed)
             report.warnings = registration.warnings + report.warnings
             return report
         }
@@ -74,6 +74,7 @@ extension DocumentSyncManager {
     ) async throws -> WholeStoreDownload? {
         try await WholeStoreDownloader(
             remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey,
+            resolver: delegate.conflictResolver,
             progress: { [broadcaster] in broadcaster.send($0) }
         ).installNewest(from: client, into: localStore)
     }

@@ -39,7 +39,7 @@ public actor DocumentSyncManager {
 
     let application: ApplicationSyncManager
     private let documentDescription: String
-    private let delegate: any DocumentSyncDelegate
+    let delegate: any DocumentSyncDelegate
     let state: LocalSyncState
     let broadcaster = ProgressBroadcaster()
     private var lastOperation: Task<Void, Never>?
@@ -169,7 +169,7 @@ public actor DocumentSyncManager {
                     uploadAfterSync = true
                 }
                 if registration.needsWholeStore {
-                    report.wholeStoreInstalled = try await installWholeStore(from: nil, registration.integrityKey, application, remote)
+                    report.recordInstalled(try await installWholeStore(from: nil, registration.integrityKey, application, remote))
                 }
                 local = try state.registration()
             }
@@ -216,7 +216,7 @@ public actor DocumentSyncManager {
                             + "of document \(documentID) contains them; local data is untouched"
                     )
                 }
-                report.wholeStoreInstalled = installed
+                report.recordInstalled(installed)
             }
             local = try state.registration()
         }

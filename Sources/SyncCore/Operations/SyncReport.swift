@@ -38,4 +38,13 @@ public struct SyncReport: Sendable {
     public var wholeStoreUploaded: WholeStoreUpload?
 
     public init() {}
+
+    /// Records a whole store this sync installed, with the conflicts and rule effects of merging
+    /// the unpushed local changes into it.
+    mutating func recordInstalled(_ installed: WholeStoreDownload?) {
+        guard let installed else { return }
+        wholeStoreInstalled = installed
+        conflicts += installed.installation.conflicts
+        warnings += installed.installation.warnings.map { .settledLocally($0) }
+    }
 }

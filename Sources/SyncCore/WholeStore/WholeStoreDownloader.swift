@@ -14,8 +14,8 @@ import RemoteProtocol
 ///    RollingSync's tables, and the same applied sets as the index. A unit that fails is skipped
 ///    for the next older usable one; if none verifies, the first failure is thrown
 ///    (``SyncError/Code/corruptRemoteData``) and the local database is untouched.
-/// 3. **Install** with ``LocalStore/installWholeStore(at:inSameTransaction:)`` (one transaction,
-///    unpushed changes re-based on top), clearing the record of an outgoing set in the same
+/// 3. **Install** with ``LocalStore/installWholeStore(at:resolver:inSameTransaction:)`` (one
+///    transaction, unpushed changes merged with their original clocks), clearing the record of an outgoing set in the same
 ///    transaction (its changes are pending again) and recording that the next sync must also
 ///    list this client's own sets. That sync applies the tail: every set, including this
 ///    client's own, that the store does not contain.
@@ -27,6 +27,8 @@ struct WholeStoreDownloader: Sendable {
     let remote: CodedRemote
     let layout: DocumentLayout
     let integrityKey: String
+    /// Decides conflicts between unpushed local edits and the store's values.
+    var resolver: ConflictResolver = .lastWriterWins
     /// Receives the download's progress events.
     var progress: @Sendable (SyncProgress) -> Void = { _ in }
 
@@ -151,7 +153,7 @@ struct WholeStoreDownloader: Sendable {
 
     private func install(_ url: URL, into localStore: LocalStore) throws -> WholeStoreInstallation {
         do {
-            return try localStore.installWholeStore(at: url) { db in
+            return try localStore.installWholeStore(at: url, resolver: resolver) { db in
                 try db.execute(sql: "DELETE FROM rollingsync_outgoing")
                 try db.execute(sql: LocalSyncState.markNeedsOwnSetsSQL)
             }

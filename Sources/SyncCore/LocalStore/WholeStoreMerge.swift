@@ -1,0 +1,256 @@
+import GRDB
+
+/// Merges the unpushed local changes into a whole store just installed in place of the synced
+/// tables (see ``LocalStore/installWholeStore(at:resolver:inSameTransaction:)``), deciding each
+/// one against the store exactly as an incoming change would be decided against it, with the
+/// local change's **original** clock:
+/// - a **pending deletion** stays a pending deletion (its log entry is kept and pushed by the next
+///   sync); the store's row, if any, is deleted;
+/// - a row the store does **not have** is re-created with its local values, unless the store
+///   records it as deleted (a tombstone): then the deletion wins, the local edits are dropped and
+///   reported (``WholeStoreInstallation/updatesOfDeletedRows``);
+/// - for a row **both have**, each locally edited column is compared with the store's cell clock:
+///   the later write (clock, then client id) wins, and a different value is a ``Conflict`` decided
+///   by the resolver, as in ``ChangeSetApplier``. A local edit that loses is superseded (its log
+///   entry dropped); a decision against the later write is re-published with a new clock.
+/// - a local row that **collides** with a store row on a unique constraint follows the uniqueness
+///   rule (the smaller key stays; the other is removed, saved and its deletion pushed).
+///
+/// All writes here run with the capture triggers suppressed, so the kept log entries keep their
+/// clocks; re-published cells get new log entries. References are settled afterwards by the caller.
+struct WholeStoreMerge {
+    private let db: Database
+    private let tables: [Int64: SyncedTable]
+    private let localClientID: String
+    private let resolver: ConflictResolver
+    private var uniqueConstraints: UniqueConstraints
+    /// What the merge did.
+    private(set) var installation = WholeStoreInstallation(appliedSetCount: 0, rebasedChanges: 0, updatesOfDeletedRows: [])
+
+    init(db: Database, tables: [SyncedTable], localClientID: String, resolver: ConflictResolver) {
+        self.db = db
+        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
+        self.localClientID = localClientID
+        self.resolver = resolver
+        uniqueConstraints = UniqueConstraints(db: db)
+    }
+
+    private static func localCopy(of table: SyncedTable) -> String {
+        "temp.\("rollingsync_local_\(table.id)".sqlIdentifier)"
+    }
+
+    /// Copies the local rows that have unpushed changes aside, before the store replaces them.
+    func keepLocalRows() throws {
+        for table in tables.values {
+            let copy = Self.localCopy(of: table)
+            try db.execute(sql: """
+                DROP TABLE IF EXISTS \(copy);
+                CREATE TEMP TABLE \("rollingsync_local_\(table.id)".sqlIdentifier) AS
+                    SELECT * FROM main.\(table.name.sqlIdentifier)
+                    WHERE \(table.keyColumn.sqlIdentifier) IN (SELECT row_key FROM rollingsync_changes WHERE table_id = \(table.id));
+                CREATE INDEX temp.\("rollingsync_local_\(table.id)_key".sqlIdentifier)
+                    ON \("rollingsync_local_\(table.id)".sqlIdentifier) (\(table.keyColumn.sqlIdentifier));
+                """)
+        }
+    }
+
+    /// Merges every row with unpushed changes into the installed store, then drops the copies.
+    mutating func mergePendingChanges() throws {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT table_id, row_key, op, coalesce(column_name, '') AS column_name, max(clock) AS clock
+            FROM rollingsync_changes GROUP BY table_id, row_key, op, coalesce(column_name, '')
+            ORDER BY table_id, row_key
+            """)
+        var index = 0
+        while index < rows.count {
+            let tableID: Int64 = rows[index]["table_id"]
+            let key: DatabaseValue = rows[index]["row_key"]
+            var pending = PendingRow()
+            while index < rows.count, rows[index]["table_id"] == tableID, rows[index]["row_key"] as DatabaseValue == key {
+                let clock = HLCTimestamp(rawValue: UInt64(bitPattern: rows[index]["clock"]))
+                switch rows[index]["op"] as Int {
+                case LocalStoreSchema.insertOperation: pending.insertClock = clock
+                case LocalStoreSchema.deleteOperation: pending.deleteClock = clock
+                default: pending.columnClocks[rows[index]["column_name"]] = clock
+                }
+                index += 1
+            }
+            guard let table = tables[tableID] else { continue }
+            try merge(key: key, pending: pending, table: table)
+        }
+        for table in tables.values {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(Self.localCopy(of: table))")
+        }
+    }
+
+    /// The unpushed changes of one row.
+    private struct PendingRow {
+        var insertClock: HLCTimestamp?
+        var deleteClock: HLCTimestamp?
+        var columnClocks: [String: HLCTimestamp] = [:]
+
+        /// The clock the column's pending value will be pushed with, or `nil` if it is not pending.
+        func clock(of column: String) -> HLCTimestamp? {
+            [insertClock, deleteClock, columnClocks[column]].compactMap { $0 }.max()
+        }
+    }
+
+    private mutating func merge(key: DatabaseValue, pending: PendingRow, table: SyncedTable) throws {
+        let name = table.name.sqlIdentifier
+        let keyColumn = table.keyColumn.sqlIdentifier
+        let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key])
+        let stored = try Row.fetchOne(db, sql: "SELECT * FROM main.\(name) WHERE \(keyColumn) = ?", arguments: [key])
+        guard let local else {
+            // Deleted here and not pushed: the deletion stays pending and wins over the store's row.
+            if stored != nil {
+                try db.execute(sql: "DELETE FROM main.\(name) WHERE \(keyColumn) = ?", arguments: [key])
+            }
+            installation.rebasedChanges += 1
+            return
+        }
+        guard let stored else {
+            let tombstoned = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)", arguments: [table.id, key]
+            ) ?? false
+            if tombstoned {
+                try dropPending(key: key, table: table)
+                installation.updatesOfDeletedRows.append(.init(table: table.name, key: "\(key)"))
+            } else {
+                try recreate(local, key: key, table: table)
+            }
+            return
+        }
+        var assignments: [(column: String, value: DatabaseValue)] = []
+        for column in table.columns {
+            guard let localClock = pending.clock(of: column) else { continue }
+            let localValue: DatabaseValue = local[column]
+            let storeValue: DatabaseValue = stored[column]
+            guard let cell = try cellClock(table: table, key: key, column: column) else {
+                // The store's value came with the row's insert, which this edit had seen: it is newer.
+                if localValue != storeValue { assignments.append((column, localValue)) }
+                continue
+            }
+            let conflict = Conflict(
+                table: table.name, key: key, column: column,
+                localValue: localValue, localClock: localClock, localClientID: localClientID,
+                remoteValue: storeValue, remoteClock: cell.clock, remoteClientID: cell.clientID
+            )
+            let resolution: ConflictResolution
+            if localValue == storeValue {
+                resolution = conflict.remoteWinsByLastWriter ? .remote : .local
+            } else {
+                resolution = try resolver.resolve(conflict)
+                installation.conflicts.append(.init(conflict: conflict, resolution: resolution))
+            }
+            switch resolution {
+            case .remote where conflict.remoteWinsByLastWriter:
+                try db.execute(
+                    sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND op = ? AND column_name = ?",
+                    arguments: [table.id, key, LocalStoreSchema.updateOperation, column]
+                )
+            case .remote:
+                try republish(column, key: key, table: table)
+            case .local:
+                if localValue != storeValue { assignments.append((column, localValue)) }
+                if conflict.remoteWinsByLastWriter { try republish(column, key: key, table: table) }
+            case .merged(let value):
+                assignments.append((column, value))
+                try republish(column, key: key, table: table)
+            }
+        }
+        if !assignments.isEmpty {
+            let set = assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", ")
+            try write(
+                "UPDATE main.\(name) SET \(set) WHERE \(keyColumn) = ?",
+                assignments.map(\.value) + [key],
+                row: Dictionary(assignments.map { ($0.column, $0.value) }, uniquingKeysWith: { _, last in last }),
+                key: key, table: table
+            )
+        }
+        installation.rebasedChanges += 1
+    }
+
+    /// The store's clock and client of a cell's last write, if it recorded one.
+    private func cellClock(table: SyncedTable, key: DatabaseValue, column: String) throws -> (clock: HLCTimestamp, clientID: String)? {
+        try Row.fetchOne(
+            db,
+            sql: "SELECT clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ? AND column_name = ?",
+            arguments: [table.id, key, column]
+        ).map { (HLCTimestamp(rawValue: UInt64(bitPattern: $0["clock"])), $0["client_id"]) }
+    }
+
+    /// Inserts a local row the store does not have, with all its local values.
+    private mutating func recreate(_ local: Row, key: DatabaseValue, table: SyncedTable) throws {
+        let columns = [table.keyColumn] + table.columns
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let values = columns.map { local[$0] as DatabaseValue? ?? .null }
+        let written = try write(
+            "INSERT INTO main.\(table.name.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", "))) VALUES (\(placeholders))",
+            values,
+            row: Dictionary(zip(columns, values).map { ($0, $1) }, uniquingKeysWith: { first, _ in first }),
+            key: key, table: table
+        )
+        if written { installation.rebasedChanges += 1 }
+    }
+
+    /// Runs a write of local values; on a unique collision follows the uniqueness rule, on another
+    /// constraint failure keeps the store's row (the local values are saved and reported).
+    /// - Returns: whether the local values were written.
+    @discardableResult
+    private mutating func write(_ sql: String, _ arguments: [DatabaseValue], row: [String: DatabaseValue], key: DatabaseValue, table: SyncedTable) throws -> Bool {
+        var settledCollision = false
+        while true {
+            do {
+                try db.execute(sql: sql, arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
+                return true
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, !settledCollision {
+                    let colliding = try uniqueConstraints.collidingKeys(with: row, key: key, table: table)
+                    if !colliding.isEmpty {
+                        settledCollision = true
+                        let winner = try uniqueConstraints.winner(among: key, colliding)
+                        let losers = winner == key ? colliding : [key]
+                        for loser in losers {
+                            try removeAsLocalDeletion(loser, table: table, reason: "it collided with row \(winner) on a unique constraint")
+                            installation.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: loser, keptKey: winner))
+                        }
+                        if winner == key { continue }
+                        return false
+                    }
+                }
+                let reason = error.message ?? "\(error)"
+                try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: "refused by a constraint: \(reason)", in: db)
+                try dropPending(key: key, table: table)
+                installation.warnings.append(.changeRejectedByConstraint(table: table.name, key: key, reason: reason))
+                return false
+            }
+        }
+    }
+
+    /// Removes a row (present in the store, or a local row not written yet) as a local deletion
+    /// pushed by the next sync, saving its values.
+    private func removeAsLocalDeletion(_ key: DatabaseValue, table: SyncedTable, reason: String) throws {
+        let keyColumn = table.keyColumn.sqlIdentifier
+        let present = try RemovedRow.remove(table: table.name, identity: keyColumn, id: key, key: key, reason: reason, in: db)
+        if !present, let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key]) {
+            try RemovedRow.save(table: table.name, key: key, row: local, reason: reason, in: db)
+        }
+        try db.execute(
+            sql: "INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name) VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, NULL)",
+            arguments: [table.id, key, LocalStoreSchema.deleteOperation]
+        )
+    }
+
+    /// Forgets a row's unpushed changes.
+    private func dropPending(key: DatabaseValue, table: SyncedTable) throws {
+        try db.execute(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?", arguments: [table.id, key])
+    }
+
+    /// Logs a cell again with a new clock, so a decision against the later write reaches everyone.
+    private func republish(_ column: String, key: DatabaseValue, table: SyncedTable) throws {
+        try db.execute(
+            sql: "INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name) VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, ?)",
+            arguments: [table.id, key, LocalStoreSchema.updateOperation, column]
+        )
+    }
+}
