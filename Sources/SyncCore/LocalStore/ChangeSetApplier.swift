@@ -244,13 +244,8 @@ struct ChangeSetApplier {
                     localValue: localValue, localClock: localClock, localClientID: localClientID,
                     remoteValue: column.value, remoteClock: column.clock, remoteClientID: remoteClientID
                 )
-                let resolution: ConflictResolution
-                if localValue == column.value {
-                    resolution = conflict.remoteWinsByLastWriter ? .remote : .local
-                } else {
-                    resolution = try resolver.resolve(conflict)
-                    report.conflicts.append(.init(conflict: conflict, resolution: resolution))
-                }
+                let (resolution, isReported) = try conflict.decision(by: resolver)
+                if isReported { report.conflicts.append(.init(conflict: conflict, resolution: resolution)) }
                 switch resolution {
                 case .remote where conflict.remoteWinsByLastWriter:
                     if localValue != column.value { assignments.append((column.name, column.value)) }

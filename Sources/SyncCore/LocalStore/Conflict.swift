@@ -51,3 +51,14 @@ public struct Conflict: Sendable, Equatable {
         LastWriterWins.isNewer(remoteClock, remoteClientID, than: localClock, localClientID)
     }
 }
+
+extension Conflict {
+    /// The decision on this pair of writes of one cell: equal values need no decision (the later
+    /// write is the cell's, `isReported` is `false`); different values go to `resolver`.
+    func decision(by resolver: ConflictResolver) throws -> (resolution: ConflictResolution, isReported: Bool) {
+        if localValue == remoteValue {
+            return (remoteWinsByLastWriter ? .remote : .local, false)
+        }
+        return (try resolver.resolve(self), true)
+    }
+}

@@ -32,15 +32,7 @@ extension LocalStore {
     ///   the resolver's error, or a GRDB `DatabaseError`.
     @discardableResult
     public func applyChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
-        let (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: url)
-        return try withForeignKeysOff { db in
-            var report: ApplyReport?
-            try db.inTransaction(.immediate) {
-                report = try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
-                return .commit
-            }
-            return report ?? ApplyReport(setID: summary.header.setID, clientID: summary.header.clientID, wasAlreadyApplied: true)
-        }
+        try apply(at: url, resolver: resolver, then: .commit)
     }
 
     /// Runs the whole apply of a change set and rolls it back: reports what
@@ -49,12 +41,18 @@ extension LocalStore {
     ///
     /// Use it to show conflicts to a user before applying with their decisions.
     public func previewChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
+        try apply(at: url, resolver: resolver, then: .rollback)
+    }
+
+    /// Verifies the set, then applies it in one immediate transaction with foreign keys off, which
+    /// ends with `completion` (commit, or rollback for a preview).
+    private func apply(at url: URL, resolver: ConflictResolver, then completion: Database.TransactionCompletion) throws -> ApplyReport {
         let (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: url)
         return try withForeignKeysOff { db in
             var report: ApplyReport?
             try db.inTransaction(.immediate) {
                 report = try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
-                return .rollback
+                return completion
             }
             return report ?? ApplyReport(setID: summary.header.setID, clientID: summary.header.clientID, wasAlreadyApplied: true)
         }

@@ -135,13 +135,8 @@ struct WholeStoreMerge {
                 localValue: localValue, localClock: localClock, localClientID: localClientID,
                 remoteValue: storeValue, remoteClock: cell.clock, remoteClientID: cell.clientID
             )
-            let resolution: ConflictResolution
-            if localValue == storeValue {
-                resolution = conflict.remoteWinsByLastWriter ? .remote : .local
-            } else {
-                resolution = try resolver.resolve(conflict)
-                installation.conflicts.append(.init(conflict: conflict, resolution: resolution))
-            }
+            let (resolution, isReported) = try conflict.decision(by: resolver)
+            if isReported { installation.conflicts.append(.init(conflict: conflict, resolution: resolution)) }
             switch resolution {
             case .remote where conflict.remoteWinsByLastWriter:
                 try db.execute(
