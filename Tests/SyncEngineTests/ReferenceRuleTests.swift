@@ -38,11 +38,7 @@ struct ReferenceRuleTests {
         let remote = try TestRemote(.memory)
         var clients: [TestClient] = []
         for (index, on) in foreignKeysOn.enumerated() {
-            let client = try TestClient("client-\(index)", remote: remote.store, schema: schema, tables: tables)
-            if !on {
-                try client.setForeignKeys(on: false)
-            }
-            clients.append(client)
+            clients.append(try TestClient("client-\(index)", remote: remote.store, schema: schema, tables: tables, foreignKeys: on))
         }
         try clients[0].execute("INSERT INTO folder VALUES ('f', 'Trips', NULL)")
         for client in clients { try await client.sync() }
@@ -213,11 +209,6 @@ struct ReferenceRuleTests {
 }
 
 extension TestClient {
-    /// Turns the connection's `PRAGMA foreign_keys` on or off, as an application configures it.
-    func setForeignKeys(on: Bool) throws {
-        try database.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA foreign_keys = \(on ? "ON" : "OFF")") }
-    }
-
     /// The rows `PRAGMA foreign_key_check` reports, as text.
     func foreignKeyViolations() throws -> [String] {
         try database.read { db in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map(\.description) }
