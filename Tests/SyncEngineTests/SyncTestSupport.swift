@@ -104,11 +104,15 @@ final class TestClient: Sendable {
         delegate: (any DocumentSyncDelegate)? = nil,
         codecProvider: any RemoteCodecProvider = PlaintextCodecProvider(),
         schema: String = NotesSchema.sql,
-        tables: [String] = NotesSchema.tables
+        tables: [String] = NotesSchema.tables,
+        foreignKeys: Bool = true
     ) throws {
         self.name = try SyncIdentifier(name)
         directory = try TemporaryDirectory()
         var configuration = Configuration()
+        // GRDB enables `PRAGMA foreign_keys` by default; `foreignKeys: false` leaves SQLite's own
+        // default (off), as a connection opened by another tool would have it.
+        configuration.foreignKeysEnabled = foreignKeys
         configuration.prepareDatabase { db in
             // The tests do not need durability against power loss; skipping fsync keeps them fast.
             try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY")
