@@ -25,6 +25,9 @@ public struct ApplyReport: Sendable, Equatable {
         /// unique key (a `CHECK`, a `NOT NULL`); the row keeps its previous values and the rest of
         /// the set was applied. The incoming values are in ``LocalStore/removedRows()``.
         case changeRejectedByConstraint(table: String, key: DatabaseValue, reason: String)
+        /// The set carries values for a column dropped here (by a migration this client already
+        /// ran); they were ignored. Reported once per set and column.
+        case droppedColumnIgnored(table: String, column: String)
     }
 
     /// The applied set's identifier.

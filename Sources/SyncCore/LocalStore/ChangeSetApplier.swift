@@ -42,6 +42,8 @@ struct ChangeSetApplier {
     private var touchedRows: [String: [DatabaseValue]] = [:]
     /// Keys of rows deleted by this set (or by the uniqueness rule), for referenced tables.
     private var deletedRows: [String: [DatabaseValue]] = [:]
+    /// Columns dropped from each synced table (their incoming values are ignored), by table name.
+    private let droppedColumns: [String: Set<String>]
     /// The unique constraints other than the key, read when a collision first needs them.
     private var uniqueConstraints: UniqueConstraints
 
@@ -106,6 +108,12 @@ struct ChangeSetApplier {
         tables = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.name, $0) })
         references = try ReferenceSettlement(db: db, syncedTables: syncedTables)
         uniqueConstraints = UniqueConstraints(db: db)
+        droppedColumns = Dictionary(
+            try Row.fetchAll(db, sql: """
+                SELECT t.name, d.column_name FROM rollingsync_dropped_columns AS d JOIN rollingsync_tables AS t ON t.id = d.table_id
+                """).map { ($0["name"] as String, [$0["column_name"] as String]) },
+            uniquingKeysWith: { $0.union($1) }
+        )
         report = ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: false)
         hasPendingChanges = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_changes)") ?? false
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
@@ -136,8 +144,17 @@ struct ChangeSetApplier {
     ///   errors, and SQLite errors (constraint violations…); the caller rolls the transaction back.
     mutating func apply(_ change: RowChange) throws {
         guard let table = tables[change.table] else { throw LocalStoreError(.unregisteredTable, table: change.table) }
-        for column in change.columns where !table.columns.contains(column.name) {
-            throw LocalStoreError(.unknownColumn(column.name), table: table.name)
+        var change = change
+        if change.columns.contains(where: { !table.columns.contains($0.name) }) {
+            change.columns = try change.columns.filter { column in
+                if table.columns.contains(column.name) { return true }
+                guard droppedColumns[table.name]?.contains(column.name) == true else {
+                    throw LocalStoreError(.unknownColumn(column.name), table: table.name)
+                }
+                let warning = ApplyReport.Warning.droppedColumnIgnored(table: table.name, column: column.name)
+                if !report.warnings.contains(warning) { report.warnings.append(warning) }
+                return false
+            }
         }
         let pending = try pendingRow(table: table, key: change.key)
         switch change.kind {

@@ -46,8 +46,12 @@ extension LocalStore {
     ///
     /// Tables that are not registered for sync are left alone. Validate the file first with
     /// ``inspectSnapshot(at:)``.
-    /// - Throws: ``WholeStoreFileError`` if the snapshot lacks a synced table or column, the
-    ///   resolver's error, or a GRDB error; nothing is changed then.
+    /// A store written with an older schema installs: the columns (and tables) it lacks keep their
+    /// local values. A store written with a newer one (a synced table or a column this database
+    /// lacks) is refused with ``LocalStoreError/Reason/upgradeRequired(column:)`` before anything
+    /// changes.
+    /// - Throws: ``LocalStoreError`` (upgrade required), ``WholeStoreFileError`` if the snapshot is
+    ///   not usable, the resolver's error, or a GRDB error; nothing is changed then.
     public func installWholeStore(
         at url: URL,
         resolver: ConflictResolver = .lastWriterWins,
@@ -62,6 +66,7 @@ extension LocalStore {
                 let tables = try Self.syncedTables(in: db)
                 var merge = WholeStoreMerge(db: db, tables: tables, localClientID: clientID, resolver: resolver)
                 try merge.keepLocalRows()
+                try Self.checkSnapshotSchema(tables, in: db)
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
                 for table in tables {
                     try Self.replaceRows(of: table, in: db)
@@ -83,33 +88,76 @@ extension LocalStore {
         }
     }
 
+    /// Refuses a store written with a newer schema before anything changes: a table it syncs that
+    /// this database does not, or a column of a synced table this database lacks (and did not drop).
+    private static func checkSnapshotSchema(_ tables: [SyncedTable], in db: Database) throws {
+        let local = Dictionary(uniqueKeysWithValues: tables.map { ($0.name.lowercased(), $0) })
+        for name in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_snapshot.rollingsync_tables ORDER BY name") {
+            guard let table = local[name.lowercased()] else {
+                throw LocalStoreError(.upgradeRequired(column: nil), table: name)
+            }
+            let dropped = Set(try String.fetchAll(
+                db, sql: "SELECT column_name FROM rollingsync_dropped_columns WHERE table_id = ?", arguments: [table.id]
+            ))
+            let storeColumns = try String.fetchAll(
+                db, sql: "SELECT name FROM pragma_table_xinfo(?, 'rollingsync_snapshot') WHERE hidden = 0", arguments: [table.name]
+            )
+            if let newer = storeColumns.first(where: { $0 != table.keyColumn && !table.columns.contains($0) && !dropped.contains($0) }) {
+                throw LocalStoreError(.upgradeRequired(column: newer), table: table.name)
+            }
+        }
+    }
+
+    /// Replaces a synced table's rows with the snapshot's. Columns the snapshot lacks (added here
+    /// since it was written) keep their local values, for the rows both have; a table the snapshot
+    /// lacks altogether (synced here since) keeps its rows.
     private static func replaceRows(of table: SyncedTable, in db: Database) throws {
         let snapshotColumns = Set(
             try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'rollingsync_snapshot')", arguments: [table.name])
         )
-        guard !snapshotColumns.isEmpty else {
-            throw WholeStoreFileError(reason: "it has no table \(table.name)")
+        guard !snapshotColumns.isEmpty else { return }
+        guard snapshotColumns.contains(table.keyColumn) else {
+            throw WholeStoreFileError(reason: "its table \(table.name) has no key column \(table.keyColumn)")
         }
-        let columns = [table.keyColumn] + table.columns
-        if let missing = columns.first(where: { !snapshotColumns.contains($0) }) {
-            throw WholeStoreFileError(reason: "its table \(table.name) has no column \(missing) (it was written with an older schema)")
+        let name = table.name.sqlIdentifier
+        let key = table.keyColumn.sqlIdentifier
+        let common = [table.keyColumn] + table.columns.filter { snapshotColumns.contains($0) }
+        let extra = table.columns.filter { !snapshotColumns.contains($0) }
+        if !extra.isEmpty {
+            let list = extra.map(\.sqlIdentifier).joined(separator: ", ")
+            try db.execute(sql: """
+                DROP TABLE IF EXISTS temp.rollingsync_extra_columns;
+                CREATE TEMP TABLE rollingsync_extra_columns AS SELECT \(key), \(list) FROM main.\(name);
+                """)
         }
-        let list = columns.map(\.quotedDatabaseIdentifier).joined(separator: ", ")
-        let name = table.name.quotedDatabaseIdentifier
+        let list = common.map(\.sqlIdentifier).joined(separator: ", ")
         try db.execute(sql: "DELETE FROM main.\(name)")
         try db.execute(sql: "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name)")
+        if !extra.isEmpty {
+            let targets = extra.map(\.sqlIdentifier).joined(separator: ", ")
+            try db.execute(sql: """
+                UPDATE main.\(name) SET (\(targets)) = (
+                    SELECT \(targets) FROM temp.rollingsync_extra_columns AS x WHERE x.\(key) = main.\(name).\(key))
+                WHERE \(key) IN (SELECT \(key) FROM temp.rollingsync_extra_columns);
+                DROP TABLE temp.rollingsync_extra_columns;
+                """)
+        }
     }
 
     /// Replaces clocks, tombstones and applied sets with the snapshot's, mapping table ids by name;
     /// the local change log stays.
     private static func replaceSyncBookkeeping(in db: Database) throws {
+        // The clocks and tombstones of a table the store does not sync (synced here since) stay.
+        let storeTables = """
+            SELECT lt.id FROM main.rollingsync_tables AS lt JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.name = lt.name
+            """
         let mapping = """
             JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.id = s.table_id
             JOIN main.rollingsync_tables AS lt ON lt.name = st.name
             """
         try db.execute(sql: """
-            DELETE FROM main.rollingsync_cell_clocks;
-            DELETE FROM main.rollingsync_tombstones;
+            DELETE FROM main.rollingsync_cell_clocks WHERE table_id IN (\(storeTables));
+            DELETE FROM main.rollingsync_tombstones WHERE table_id IN (\(storeTables));
             DELETE FROM main.rollingsync_applied_clocks;
             DELETE FROM main.rollingsync_applied_sets;
             INSERT INTO main.rollingsync_applied_sets (number, set_id, client_id, change_count, maximum_clock, recorded_at)

@@ -43,33 +43,35 @@ public final class LocalStore: Sendable {
 
     // MARK: Synced tables
 
-    /// Registers a table for synchronization, or refreshes its registration after a schema change:
-    /// the capture triggers are (re)generated for the table's current columns. Existing rows are not
-    /// logged as changes (a whole-store upload carries them).
+    /// Registers a table for synchronization, or checks its registration after a schema change
+    /// (as ``refreshSchema()`` does for every table): the capture triggers are (re)generated for the
+    /// table's current columns. Existing rows are not logged as changes (a whole-store upload
+    /// carries them; ``addSyncedTable(_:)`` publishes them instead).
     /// - Returns: the table's registration.
     /// - Throws: ``LocalStoreError`` if the table is missing or unsuitable (see
-    ///   ``SyncedTable`` for the rules; the message says why).
+    ///   ``SyncedTable`` for the rules; the message says why), or if its key changed.
     @discardableResult
     public func register(table name: String) throws -> SyncedTable {
-        try writer.write { db in
-            let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
-            let canonicalName = try String.fetchOne(
-                db,
-                sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
-                arguments: [name]
-            ) ?? name
-            try db.execute(
-                sql: """
-                    INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?)
-                    ON CONFLICT (name) DO UPDATE SET key_column = excluded.key_column
-                    """,
-                arguments: [canonicalName, keyColumn]
-            )
-            let id = try Int64.fetchOne(db, sql: "SELECT id FROM rollingsync_tables WHERE name = ?", arguments: [canonicalName]) ?? 0
-            let table = SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: id)
-            try CaptureTriggers(table: table).install(in: db)
-            return table
+        try writer.write { db in try Self.register(table: name, in: db).table }
+    }
+
+    /// Registers or checks a table in the current transaction; `isNew` when it was not registered.
+    static func register(table name: String, in db: Database) throws -> (table: SyncedTable, isNew: Bool) {
+        let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
+        let canonicalName = try String.fetchOne(
+            db,
+            sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
+            arguments: [name]
+        ) ?? name
+        if let row = try Row.fetchOne(db, sql: "SELECT id, key_column, columns FROM rollingsync_tables WHERE name = ?", arguments: [canonicalName]) {
+            _ = try SchemaRefresh.refresh(id: row["id"], name: canonicalName, recordedKey: row["key_column"], recordedColumns: row["columns"], in: db)
+            return (SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: row["id"]), false)
         }
+        try db.execute(sql: "INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?)", arguments: [canonicalName, keyColumn])
+        let table = SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: db.lastInsertedRowID)
+        try CaptureTriggers(table: table).install(in: db)
+        try SchemaRefresh.record(columns, of: table.id, in: db)
+        return (table, true)
     }
 
     /// Stops capturing a table's changes: drops its triggers and its unpushed changes. Its rows stay.
@@ -79,7 +81,7 @@ public final class LocalStore: Sendable {
                 throw LocalStoreError(.unregisteredTable, table: name)
             }
             try CaptureTriggers.drop(tableID: id, in: db)
-            for table in ["rollingsync_changes", "rollingsync_cell_clocks", "rollingsync_applied_clocks", "rollingsync_tombstones"] {
+            for table in ["rollingsync_changes", "rollingsync_cell_clocks", "rollingsync_applied_clocks", "rollingsync_tombstones", "rollingsync_dropped_columns"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE table_id = ?", arguments: [id])
             }
             try db.execute(sql: "DELETE FROM rollingsync_tables WHERE id = ?", arguments: [id])

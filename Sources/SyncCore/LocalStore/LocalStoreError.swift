@@ -11,6 +11,12 @@ public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertib
         /// A change set refers to a column the local table does not have (the sending client has a
         /// newer schema); migrate the local schema, re-register the table and apply again.
         case unknownColumn(String)
+        /// The table's key column was renamed, dropped or changed type since it was registered; a
+        /// synced table's key must never change (the associated text says what changed).
+        case keyChanged(String)
+        /// Data written with a newer schema: a whole store or change set names this column (or, when
+        /// `nil`, the table itself) and the local schema lacks it; migrate the application first.
+        case upgradeRequired(column: String?)
     }
 
     /// The kind of failure.
@@ -32,6 +38,19 @@ public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertib
         case .unregisteredTable: return "table \(table) is not registered for synchronization in this database"
         case .unknownColumn(let column):
             return "table \(table) has no column \(column); migrate the schema and register the table again"
+        case .keyChanged(let what):
+            return "the key of synced table \(table) changed (\(what)); a synced table's key column cannot be renamed, dropped or retyped"
+        case .upgradeRequired(let column?):
+            return "the data was written with a newer schema: table \(table) has no column \(column) here; upgrade the application"
+        case .upgradeRequired(nil):
+            return "the data was written with a newer schema: table \(table) is not synchronized here; upgrade the application"
         }
+    }
+}
+
+extension LocalStoreError.Reason {
+    /// Whether the reason is ``upgradeRequired(column:)``.
+    var isUpgradeRequired: Bool {
+        if case .upgradeRequired = self { true } else { false }
     }
 }

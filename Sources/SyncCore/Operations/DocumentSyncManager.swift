@@ -152,6 +152,11 @@ public actor DocumentSyncManager {
         var report = SyncReport()
         defer { broadcaster.send(SyncProgress(phase: .finished)) }
         var application = try await self.application.register()
+        do {
+            report.schemaChanges = try localStore.refreshSchema()
+        } catch {
+            throw SyncError(.local, "the schema of the synced tables cannot be followed: \(error)", underlying: error)
+        }
         let counter = CountingRemoteStore(application.remote.store)
         var remote = application.remote.replacingStore(counter)
         var local = try state.registration()

@@ -43,6 +43,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         public static let historyMissing = Code("historyMissing")
         /// There is no usable whole store to download.
         public static let noWholeStore = Code("noWholeStore")
+        /// Remote data was written with a newer schema (a table or column this database lacks);
+        /// migrate the application's schema, then try again.
+        public static let upgradeRequired = Code("upgradeRequired")
         /// Local changes kept arriving while a whole store was being taken, three times in a row;
         /// nothing was uploaded. Try again when the application is quieter.
         public static let busy = Code("busy")

@@ -16,6 +16,9 @@ public struct SyncReport: Sendable {
     public var warnings: [SyncWarning] = []
     /// The reports of each applied set, in the order applied.
     public var applyReports: [ApplyReport] = []
+    /// Schema changes of the synced tables this sync noticed and followed first (see
+    /// ``LocalStore/refreshSchema()``).
+    public var schemaChanges: [SchemaChange] = []
     /// Remote requests this sync made, document registration included (the application
     /// registration happens once per ``ApplicationSyncManager`` and is not counted).
     public var requests = 0

@@ -13,6 +13,11 @@ public enum SyncWarning: Sendable, Equatable {
     /// later sets of the same client wait too, so nothing is applied out of order. The next sync
     /// tries again.
     case unreadableChangeSet(fileName: String, fromClient: SyncIdentifier, reason: String)
+    /// A change set was written with a newer schema: it names a table this database does not sync
+    /// (`column` is `nil`) or a column its table lacks. It was not applied, and neither were the
+    /// later sets of the same client (to keep their order); everything else was applied and local
+    /// changes pushed. Once the application migrates its schema, the next sync applies them.
+    case upgradeRequired(table: String, column: String?, fromClient: SyncIdentifier, fileName: String)
     /// The remote document was recreated since this database last registered (its integrity key
     /// changed); local data and unpushed changes were kept and the new key adopted.
     case documentWasReset(SyncIdentifier)

@@ -13,7 +13,10 @@ import RemoteProtocol
 /// 3. **Download, verify, apply** each in clock order (then id), through the codec (which verifies)
 ///    and the change-set checksum, downloading a few sets ahead of the one being applied; the local store applies each set atomically with conflict
 ///    detection and records it as applied, so a set is never applied twice. A set that cannot be
-///    read is reported and holds back the later sets of its client until a later sync succeeds.
+///    read is reported and holds back the later sets of its client until a later sync succeeds;
+///    so does a set written with a newer schema (a table or column this database lacks), reported
+///    as ``SyncWarning/upgradeRequired(table:column:fromClient:fileName:)`` until the
+///    application migrates.
 /// 4. **Push** the local pending changes (including values re-published by conflict decisions)
 ///    as one new immutable set, recorded locally before the upload so a lost reply neither loses
 ///    nor duplicates anything (see ``OutgoingChangeSet``).
@@ -140,8 +143,16 @@ struct Synchronizer: Sendable {
                                 phase: .applying, itemsDone: index, itemsTotal: sets.count, bytesDone: bytesDone, bytesTotal: totalBytes
                             )
                         )
-                        let applied = try local { try localStore.applyChangeSet(at: file.url, resolver: resolver) }
-                        record(applied, from: set.client, into: &report)
+                        do {
+                            let applied = try local { try localStore.applyChangeSet(at: file.url, resolver: resolver) }
+                            record(applied, from: set.client, into: &report)
+                        } catch let error as SyncError {
+                            guard let (table, column) = Self.newerSchema(in: error) else { throw error }
+                            report.warnings.append(
+                                .upgradeRequired(table: table, column: column, fromClient: set.client, fileName: set.name.fileName)
+                            )
+                            heldBack.insert(set.client)
+                        }
                     case .ready(let file)?:
                         file.remove()
                     case .unreadable(let reason)? where !heldBack.contains(set.client):
@@ -163,6 +174,17 @@ struct Synchronizer: Sendable {
                 }
                 throw error
             }
+        }
+    }
+
+    /// The table and column (`nil`: the table itself) that a set needs and the local schema lacks,
+    /// when that is why applying it failed (the apply was rolled back).
+    static func newerSchema(in error: SyncError) -> (table: String, column: String?)? {
+        guard let problem = error.underlying as? LocalStoreError else { return nil }
+        switch problem.reason {
+        case .unknownColumn(let column): return (problem.table, column)
+        case .unregisteredTable: return (problem.table, nil)
+        default: return nil
         }
     }
 

@@ -159,6 +159,8 @@ struct WholeStoreDownloader: Sendable {
             }
         } catch let error as WholeStoreFileError {
             throw SyncError(.corruptRemoteData, "\(error)", underlying: error)
+        } catch let error as LocalStoreError where error.reason.isUpgradeRequired {
+            throw SyncError(.upgradeRequired, "the whole store was not installed; the local database is unchanged: \(error)", underlying: error)
         } catch {
             throw SyncError(.local, "the whole store could not be installed; the local database is unchanged: \(error)", underlying: error)
         }

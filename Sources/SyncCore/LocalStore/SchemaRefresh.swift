@@ -1,0 +1,140 @@
+import Foundation
+import GRDB
+
+/// What a schema check found and did (see ``LocalStore/refreshSchema()``).
+public enum SchemaChange: Sendable, Equatable {
+    /// A column was added to a synced table: it is captured from now on, and the rows whose value
+    /// in it differs from the column's default (written since the column was added) were logged as
+    /// updates of it, so they are pushed.
+    case columnAdded(table: String, column: String, publishedRows: Int)
+    /// A column was dropped from a synced table: it is no longer captured or sent, and values for it
+    /// that other clients still send are ignored with a warning.
+    case columnDropped(table: String, column: String)
+    /// A synced table lost its capture triggers (it was rebuilt, for example by the 12-step
+    /// `ALTER TABLE` procedure outside ``LocalStore/changeSchema(_:)``); they were generated again.
+    /// Writes made between the rebuild and now were not captured.
+    case triggersRestored(table: String)
+    /// A table was added to synchronization and its existing rows logged as inserts (see
+    /// ``LocalStore/addSyncedTable(_:)``).
+    case tableAdded(table: String, publishedRows: Int)
+}
+
+/// Compares each synced table's columns with those its capture triggers were generated for, and
+/// follows the differences: new triggers for added columns (publishing the values written into
+/// them before the triggers existed), a record of dropped columns, triggers restored where they
+/// are missing. A changed key column is refused.
+///
+/// Unless forced, the comparison runs only when SQLite's `PRAGMA schema_version` (bumped by every
+/// schema change of the database) differs from the one recorded by the last check: a sync that
+/// finds no schema change pays two one-row queries.
+///
+/// No write to an added column can escape: `ALTER TABLE … ADD COLUMN` gives every existing row the
+/// column's default, rows inserted afterwards are captured whole by the insert trigger, and an
+/// update of the new column that happened before its trigger existed left a value different from
+/// the default, which the check logs. The one write this cannot see is an update back to exactly
+/// the default, which leaves the row as every other client has it anyway.
+enum SchemaRefresh {
+    /// Runs the check in the current transaction.
+    /// - Parameter force: compare even if the schema version did not change.
+    /// - Throws: ``LocalStoreError`` when a synced table is gone, unsuitable now, or its key changed.
+    static func run(in db: Database, force: Bool) throws -> [SchemaChange] {
+        let version = try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        let checked = try Int64.fetchOne(db, sql: "SELECT schema_version FROM rollingsync_state") ?? -1
+        if !force && version == checked { return [] }
+        var changes: [SchemaChange] = []
+        for row in try Row.fetchAll(db, sql: "SELECT id, name, key_column, columns FROM rollingsync_tables ORDER BY name") {
+            changes += try refresh(id: row["id"], name: row["name"], recordedKey: row["key_column"], recordedColumns: row["columns"], in: db)
+        }
+        try recordSchemaVersion(in: db)
+        return changes
+    }
+
+    /// Checks one registered table; installs triggers where its columns or triggers changed.
+    static func refresh(id: Int64, name: String, recordedKey: String, recordedColumns: String?, in db: Database) throws -> [SchemaChange] {
+        let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
+        guard keyColumn == recordedKey else {
+            throw LocalStoreError(.keyChanged("registered with key \(recordedKey), now \(keyColumn)"), table: name)
+        }
+        let table = SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: id)
+        let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)
+        let triggerCount = try Int.fetchOne(
+            db,
+            sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
+            arguments: ["rollingsync\\_\(id)\\_%"]
+        ) ?? 0
+        let expected = CaptureTriggers(table: table).statements.count
+        guard known != columns || triggerCount != expected else { return [] }
+        try CaptureTriggers(table: table).install(in: db)
+        try record(columns, of: id, in: db)
+        var changes: [SchemaChange] = []
+        let added = columns.filter { !known.contains($0) }
+        let dropped = known.filter { !columns.contains($0) }
+        for column in added {
+            try db.execute(sql: "DELETE FROM rollingsync_dropped_columns WHERE table_id = ? AND column_name = ?", arguments: [id, column])
+            changes.append(.columnAdded(table: name, column: column, publishedRows: try publishWritten(column, of: table, in: db)))
+        }
+        for column in dropped {
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO rollingsync_dropped_columns (table_id, column_name) VALUES (?, ?);
+                    DELETE FROM rollingsync_changes WHERE table_id = ? AND op = ? AND column_name = ?;
+                    """,
+                arguments: [id, column, id, LocalStoreSchema.updateOperation, column]
+            )
+            changes.append(.columnDropped(table: name, column: column))
+        }
+        if added.isEmpty && dropped.isEmpty {
+            changes.append(.triggersRestored(table: name))
+        }
+        return changes
+    }
+
+    /// Records the current schema version as checked.
+    static func recordSchemaVersion(in db: Database) throws {
+        let version = try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        try db.execute(sql: "UPDATE rollingsync_state SET schema_version = ?", arguments: [version])
+    }
+
+    /// Records the columns the table's triggers now capture.
+    static func record(_ columns: [String], of tableID: Int64, in db: Database) throws {
+        let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
+        try db.execute(sql: "UPDATE rollingsync_tables SET columns = ? WHERE id = ?", arguments: [json, tableID])
+    }
+
+    private static func decode(_ json: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: Data(json.utf8))
+    }
+
+    /// The columns the existing update triggers capture (for registrations older than the recorded
+    /// column list): read from each trigger's `AFTER UPDATE OF "column"`.
+    private static func triggerColumns(tableID: Int64, in db: Database) throws -> [String] {
+        let definitions = try String.fetchAll(
+            db,
+            sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\' ORDER BY name",
+            arguments: ["rollingsync\\_\(tableID)\\_update\\_%"]
+        )
+        return definitions.compactMap { sql in
+            guard let start = sql.range(of: "AFTER UPDATE OF \""), let end = sql.range(of: "\" ON ", range: start.upperBound..<sql.endIndex) else {
+                return nil
+            }
+            return String(sql[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "\"\"", with: "\"")
+        }
+    }
+
+    /// Logs an update of `column` for every row whose value differs from the column's default.
+    /// - Returns: the number of rows logged.
+    private static func publishWritten(_ column: String, of table: SyncedTable, in db: Database) throws -> Int {
+        let defaultValue = try String.fetchOne(
+            db, sql: "SELECT dflt_value FROM pragma_table_xinfo(?) WHERE name = ?", arguments: [table.name, column]
+        )
+        try db.execute(
+            sql: """
+                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, ?
+                FROM main.\(table.name.sqlIdentifier) WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL"))
+                """,
+            arguments: [table.id, LocalStoreSchema.updateOperation, column]
+        )
+        return db.changesCount
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+import SyncCore
+import TestSupport
+import Testing
+
+/// Clients running different versions of the app's schema: added columns are captured without
+/// ceremony, a client that has not migrated holds back only what needs the new schema and catches
+/// up after migrating, tables join and leave synchronization, dropped columns are ignored, whole
+/// stores install across versions, and every refusal leaves the database byte-identical.
+@Suite("Schema evolution")
+struct SchemaEvolutionTests {
+    static let schema = "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT, body TEXT);"
+
+    /// Anna, Ben and Cleo syncing one note table, with note `x` everywhere.
+    static func clients() async throws -> (TestClient, TestClient, TestClient) {
+        let remote = try TestRemote(.memory)
+        let anna = try TestClient("anna", remote: remote.store, schema: schema, tables: ["note"])
+        let ben = try TestClient("ben", remote: remote.store, schema: schema, tables: ["note"])
+        let cleo = try TestClient("cleo", remote: remote.store, schema: schema, tables: ["note"])
+        try anna.execute("INSERT INTO note VALUES ('x', 'first', 'body')")
+        for client in [anna, ben, cleo, anna, ben, cleo] { try await client.sync() }
+        return (anna, ben, cleo)
+    }
+
+    static func converge(_ clients: [TestClient], tables: [String] = ["note"]) async throws {
+        for _ in 0..<3 {
+            for client in clients { try await client.sync() }
+        }
+        let reference = try clients[0].dump(tables: tables)
+        for client in clients {
+            #expect(try client.dump(tables: tables) == reference, "\(client.name) differs")
+            #expect(try !client.localStore.hasPendingChanges())
+        }
+    }
+
+    static func upgradeWarnings(_ report: SyncReport) -> [(String, String?)] {
+        report.warnings.compactMap { warning in
+            if case .upgradeRequired(let table, let column, _, _) = warning { (table, column) } else { nil }
+        }
+    }
+
+    static let addPriority = "ALTER TABLE note ADD COLUMN priority INTEGER DEFAULT 0"
+
+    @Test("a column added with ALTER TABLE is captured, including writes made before the next sync", arguments: [false, true])
+    func addedColumnConverges(otherMigratesFirst: Bool) async throws {
+        let (anna, ben, cleo) = try await Self.clients()
+        if otherMigratesFirst { try ben.execute(Self.addPriority) }
+        try anna.execute(Self.addPriority)
+        try anna.execute("UPDATE note SET priority = 3 WHERE id = 'x'")
+        try anna.execute("INSERT INTO note VALUES ('y', 'second', NULL, 7)")
+        let pushed = try await anna.sync()
+        // x (updated) and y (inserted, already captured whole: the two fold into one insert).
+        #expect(pushed.schemaChanges == [.columnAdded(table: "note", column: "priority", publishedRows: 2)])
+        #expect(pushed.pushedChanges == 2)
+        if !otherMigratesFirst { try ben.execute(Self.addPriority) }
+        try cleo.execute(Self.addPriority)
+        try await Self.converge([anna, ben, cleo])
+        #expect(try ben.value("SELECT priority FROM note WHERE id = 'x'") == 3.databaseValue)
+        #expect(try cleo.value("SELECT priority FROM note WHERE id = 'y'") == 7.databaseValue)
+    }
+
+    @Test("a client that has not migrated holds back only the sets that need the new column, and catches up")
+    func unmigratedClientKeepsSyncing() async throws {
+        let (anna, ben, cleo) = try await Self.clients()
+        try anna.execute(Self.addPriority)
+        try anna.execute("UPDATE note SET priority = 3 WHERE id = 'x'")
+        try await anna.sync()
+        try cleo.execute("INSERT INTO note VALUES ('c', 'from cleo', NULL)")
+        try await cleo.sync()
+        try ben.execute("INSERT INTO note VALUES ('b', 'from ben', NULL)")
+        let report = try await ben.sync()
+        #expect(Self.upgradeWarnings(report).map(\.0) == ["note"])
+        #expect(Self.upgradeWarnings(report).map(\.1) == ["priority"])
+        #expect(try ben.count("note") == 3, "Cleo's set was applied")
+        #expect(report.pushedChanges == 1, "Ben's own change was pushed")
+        #expect(try Self.upgradeWarnings(await ben.sync()).count == 1, "held back until Ben migrates")
+        try ben.execute(Self.addPriority)
+        let caughtUp = try await ben.sync()
+        #expect(Self.upgradeWarnings(caughtUp).isEmpty)
+        #expect(try ben.value("SELECT priority FROM note WHERE id = 'x'") == 3.databaseValue)
+        try cleo.execute(Self.addPriority)
+        try await Self.converge([anna, ben, cleo])
+    }
+
+    @Test("a table added after set-up publishes its existing rows; removing one stops its capture")
+    func addAndRemoveTables() async throws {
+        let (anna, ben, _) = try await Self.clients()
+        let tagTable = "CREATE TABLE tag (id TEXT PRIMARY KEY NOT NULL, label TEXT)"
+        try anna.execute("\(tagTable); INSERT INTO tag VALUES ('t1', 'old row'), ('t2', 'another')")
+        #expect(try anna.localStore.addSyncedTable("tag") == .tableAdded(table: "tag", publishedRows: 2))
+        #expect(try anna.localStore.addSyncedTable("tag") == nil, "adding it again publishes nothing")
+        try await anna.sync()
+        try ben.execute(tagTable)
+        #expect(try Self.upgradeWarnings(await ben.sync()).map(\.0) == ["tag"])
+        try ben.localStore.addSyncedTable("tag")
+        try await ben.sync()
+        #expect(try ben.count("tag") == 2)
+        try await Self.converge([anna, ben], tables: ["note", "tag"])
+
+        try ben.localStore.unregister(table: "tag")
+        try ben.execute("INSERT INTO tag VALUES ('t3', 'not synced')")
+        #expect(try !ben.localStore.hasPendingChanges())
+        #expect(try ben.localStore.syncedTables().map(\.name) == ["note"])
+    }
+
+    @Test("a dropped column stops being sent, and values others still send for it are ignored with a warning")
+    func droppedColumn() async throws {
+        let (anna, ben, _) = try await Self.clients()
+        let changes = try anna.localStore.changeSchema { db in try db.execute(sql: "ALTER TABLE note DROP COLUMN body") }
+        #expect(changes == [.columnDropped(table: "note", column: "body")])
+        try ben.execute("UPDATE note SET body = 'still here', title = 'renamed' WHERE id = 'x'")
+        try await ben.sync()
+        let report = try await anna.sync()
+        #expect(report.warnings.contains(.apply(.droppedColumnIgnored(table: "note", column: "body"), fromClient: ben.name)))
+        #expect(try anna.value("SELECT title FROM note WHERE id = 'x'") == "renamed".databaseValue)
+        try anna.execute("UPDATE note SET title = 'after drop' WHERE id = 'x'")
+        try await anna.sync()
+        try await ben.sync()
+        #expect(try ben.value("SELECT body FROM note WHERE id = 'x'") == "still here".databaseValue, "ben keeps its column")
+    }
+
+    @Test("changing a synced table's key is refused and leaves the database byte-identical")
+    func keyChangeRefused() async throws {
+        let (anna, _, _) = try await Self.clients()
+        let file = anna.directory.url.appendingPathComponent("anna.sqlite")
+        let before = try Data(contentsOf: file)
+        #expect(throws: LocalStoreError.self) {
+            try anna.localStore.changeSchema { db in try db.execute(sql: "ALTER TABLE note RENAME COLUMN id TO note_id") }
+        }
+        #expect(try Data(contentsOf: file) == before)
+        #expect(try anna.localStore.syncedTables().first?.keyColumn == "id")
+    }
+
+    @Test("a whole store written with fewer columns keeps local values; one with more is refused, nothing changed")
+    func wholeStoresAcrossVersions() async throws {
+        let (anna, ben, _) = try await Self.clients()
+        _ = try await anna.manager.uploadWholeStore()
+        try ben.execute(Self.addPriority)
+        try ben.execute("UPDATE note SET priority = 5 WHERE id = 'x'")
+        try await ben.sync()
+        let older = try await ben.manager.downloadWholeStore(from: anna.name)
+        #expect(older.wholeStoreInstalled != nil)
+        #expect(try ben.value("SELECT priority FROM note WHERE id = 'x'") == 5.databaseValue)
+
+        _ = try await ben.manager.uploadWholeStore()
+        let file = anna.directory.url.appendingPathComponent("anna.sqlite")
+        try anna.execute("INSERT INTO note VALUES ('pending', 'unpushed', NULL)")
+        let before = try Data(contentsOf: file)
+        let error = await #expect(throws: SyncError.self) { try await anna.manager.downloadWholeStore(from: ben.name) }
+        #expect(error?.code == .upgradeRequired)
+        #expect(try Data(contentsOf: file) == before)
+    }
+
+    @Test("a schema check that finds nothing changed costs no write")
+    func unchangedSchemaIsCheap() async throws {
+        let (anna, _, _) = try await Self.clients()
+        #expect(try anna.localStore.refreshSchema().isEmpty)
+        let file = anna.directory.url.appendingPathComponent("anna.sqlite")
+        let before = try Data(contentsOf: file)
+        #expect(try anna.localStore.refreshSchema().isEmpty)
+        #expect(try Data(contentsOf: file) == before)
+    }
+}
