@@ -10,6 +10,8 @@
 // 3. Encoded size per change.
 // 4. Peak memory (VmHWM, reset between phases through /proc/self/clear_refs) while encoding and
 //    decoding 100,000 and 1,000,000 changes: bounded if both peaks are about the same.
+// 5. The schema check every sync runs first (LocalStore.refreshSchema) when nothing changed,
+//    versus the smallest read transaction; and after an ALTER TABLE … ADD COLUMN on 100k rows.
 //
 // Timings are process CPU seconds (see processCPUTime), each the best of five rounds, alternating
 // variants, to damp noise from other processes.
@@ -210,6 +212,24 @@ for _ in 0..<rounds {
     precondition(converged == rowCount && !echoed, "apply did not reproduce the source")
 }
 
+// MARK: 5. Schema check of a sync
+
+let schemaChecks = 10_000
+_ = try sourceStore.refreshSchema()
+var checkTime = Double.infinity
+var readTime = Double.infinity
+for _ in 0..<rounds {
+    checkTime = min(checkTime, try seconds { for _ in 0..<schemaChecks { _ = try sourceStore.refreshSchema() } })
+    readTime = min(readTime, try seconds { for _ in 0..<schemaChecks { _ = try source.read { try Int.fetchOne($0, sql: "SELECT 1") } } })
+}
+try source.write { db in
+    try db.execute(sql: "ALTER TABLE items ADD COLUMN priority INTEGER DEFAULT 0")
+    try db.execute(sql: "UPDATE items SET priority = 1 WHERE rowid % 10 = 0")
+}
+var addedColumn: [SchemaChange] = []
+let addedColumnTime = try seconds { addedColumn = try sourceStore.refreshSchema() }
+precondition(addedColumn == [.columnAdded(table: "items", column: "priority", publishedRows: rowCount / 10)], "schema check missed the column")
+
 // MARK: Report
 
 let plainTotal = plainTimes.insert + plainTimes.update
@@ -236,3 +256,7 @@ print("4. Peak memory (VmHWM) while streaming synthetic insert changes (4 column
 print("   100,000 changes (\(small.bytes / 1_048_576) MiB):   encode \(small.encodeKiB / 1024) MiB, decode \(small.decodeKiB / 1024) MiB")
 print("   1,000,000 changes (\(large.bytes / 1_048_576) MiB): encode \(large.encodeKiB / 1024) MiB, decode \(large.decodeKiB / 1024) MiB")
 print("   growth for 10× the changes: encode \(format(Double(large.encodeKiB) / Double(small.encodeKiB)))×, decode \(format(Double(large.decodeKiB) / Double(small.decodeKiB)))×")
+print("")
+print("5. Schema check at the start of a sync (\(schemaChecks) calls, best of \(rounds) rounds)")
+print("   nothing changed: \(format(checkTime / Double(schemaChecks) * 1e6)) µs per check; smallest read transaction \(format(readTime / Double(schemaChecks) * 1e6)) µs; ratio \(format(checkTime / readTime))×")
+print("   after ADD COLUMN on \(rowCount) rows (\(rowCount / 10) written since): \(format(addedColumnTime * 1000)) ms, once")
