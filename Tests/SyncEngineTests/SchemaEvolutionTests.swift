@@ -129,7 +129,38 @@ struct SchemaEvolutionTests {
             try anna.localStore.changeSchema { db in try db.execute(sql: "ALTER TABLE note RENAME COLUMN id TO note_id") }
         }
         #expect(try Data(contentsOf: file) == before)
+        #expect(throws: LocalStoreError.self) {
+            try anna.localStore.changeSchema { db in
+                try db.execute(sql: """
+                    CREATE TABLE note_new (id BLOB PRIMARY KEY NOT NULL, title TEXT, body TEXT);
+                    INSERT INTO note_new SELECT id, title, body FROM note;
+                    DROP TABLE note;
+                    ALTER TABLE note_new RENAME TO note;
+                    """)
+            }
+        }
+        #expect(try Data(contentsOf: file) == before, "a key type change is refused too")
         #expect(try anna.localStore.syncedTables().first?.keyColumn == "id")
+    }
+
+    @Test("a table rebuilt through changeSchema keeps syncing; only real changes are reported")
+    func rebuildThroughChangeSchema() async throws {
+        let (anna, ben, _) = try await Self.clients()
+        try anna.execute("CREATE TABLE tag (id TEXT PRIMARY KEY NOT NULL, label TEXT)")
+        try anna.localStore.addSyncedTable("tag")
+        let changes = try anna.localStore.changeSchema { db in
+            try db.execute(sql: """
+                CREATE TABLE note_new (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL DEFAULT '', body TEXT);
+                INSERT INTO note_new SELECT id, coalesce(title, ''), body FROM note;
+                DROP TABLE note;
+                ALTER TABLE note_new RENAME TO note;
+                """)
+        }
+        #expect(changes.isEmpty, "same columns, same key: nothing to report (\(changes))")
+        try anna.execute("UPDATE note SET title = 'after the rebuild' WHERE id = 'x'")
+        try await anna.sync()
+        try await ben.sync()
+        #expect(try ben.value("SELECT title FROM note WHERE id = 'x'") == "after the rebuild".databaseValue)
     }
 
     @Test("a whole store written with fewer columns keeps local values; one with more is refused, nothing changed")

@@ -63,14 +63,16 @@ public final class LocalStore: Sendable {
             sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
             arguments: [name]
         ) ?? name
-        if let row = try Row.fetchOne(db, sql: "SELECT id, key_column, columns FROM rollingsync_tables WHERE name = ?", arguments: [canonicalName]) {
-            _ = try SchemaRefresh.refresh(id: row["id"], name: canonicalName, recordedKey: row["key_column"], recordedColumns: row["columns"], in: db)
+        if let row = try Row.fetchOne(
+            db, sql: "SELECT id, name, key_column, key_type, columns FROM rollingsync_tables WHERE name = ?", arguments: [canonicalName]
+        ) {
+            _ = try SchemaRefresh.refresh(row, in: db)
             return (SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: row["id"]), false)
         }
         try db.execute(sql: "INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?)", arguments: [canonicalName, keyColumn])
         let table = SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: db.lastInsertedRowID)
         try CaptureTriggers(table: table).install(in: db)
-        try SchemaRefresh.record(columns, of: table.id, in: db)
+        try SchemaRefresh.record(table, in: db)
         return (table, true)
     }
 

@@ -25,7 +25,7 @@ import GRDB
 ///   deleted row, a collision on a unique constraint; see Docs/Conflicts.md), so nothing a rule
 ///   removes is lost for good (see ``RemovedRow``).
 /// - `rollingsync_tables.columns`: the columns the table's capture triggers were generated for (a
-///   JSON array), so a schema change is noticed (see ``SchemaRefresh``); `rollingsync_state.schema_version`
+///   JSON array), and `key_type` the key column's declared type, so a schema change is noticed (see ``SchemaRefresh``); `rollingsync_state.schema_version`
 ///   the `PRAGMA schema_version` when they were last checked, which makes the check of a sync cheap.
 /// - `rollingsync_dropped_columns`: columns dropped from a synced table; incoming values for them
 ///   are ignored with a warning rather than held back as needing an upgrade.
@@ -145,6 +145,7 @@ enum LocalStoreSchema {
         migrator.registerMigration("rollingsync v3: schema evolution") { db in
             try db.execute(sql: """
                 ALTER TABLE rollingsync_tables ADD COLUMN columns TEXT;
+                ALTER TABLE rollingsync_tables ADD COLUMN key_type TEXT;
                 ALTER TABLE rollingsync_state ADD COLUMN schema_version INTEGER NOT NULL DEFAULT -1;
                 CREATE TABLE rollingsync_dropped_columns (
                     table_id INTEGER NOT NULL,

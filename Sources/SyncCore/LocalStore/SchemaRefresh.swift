@@ -35,28 +35,42 @@ public enum SchemaChange: Sendable, Equatable {
 /// the default, which leaves the row as every other client has it anyway.
 enum SchemaRefresh {
     /// Runs the check in the current transaction.
-    /// - Parameter force: compare even if the schema version did not change.
+    /// - Parameter force: compare even if the schema version did not change (after
+    ///   ``LocalStore/changeSchema(_:)``, which removed every table's triggers on purpose: their
+    ///   restoration is then not reported).
     /// - Throws: ``LocalStoreError`` when a synced table is gone, unsuitable now, or its key changed.
     static func run(in db: Database, force: Bool) throws -> [SchemaChange] {
         let version = try Int64.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
         let checked = try Int64.fetchOne(db, sql: "SELECT schema_version FROM rollingsync_state") ?? -1
         if !force && version == checked { return [] }
         var changes: [SchemaChange] = []
-        for row in try Row.fetchAll(db, sql: "SELECT id, name, key_column, columns FROM rollingsync_tables ORDER BY name") {
-            changes += try refresh(id: row["id"], name: row["name"], recordedKey: row["key_column"], recordedColumns: row["columns"], in: db)
+        for row in try Row.fetchAll(db, sql: "SELECT id, name, key_column, key_type, columns FROM rollingsync_tables ORDER BY name") {
+            changes += try refresh(row, in: db).filter { change in
+                if case .triggersRestored = change { !force } else { true }
+            }
         }
         try recordSchemaVersion(in: db)
         return changes
     }
 
-    /// Checks one registered table; installs triggers where its columns or triggers changed.
-    static func refresh(id: Int64, name: String, recordedKey: String, recordedColumns: String?, in db: Database) throws -> [SchemaChange] {
+    /// Checks one registered table (a row of `rollingsync_tables`); installs triggers where its
+    /// columns or triggers changed.
+    static func refresh(_ registration: Row, in db: Database) throws -> [SchemaChange] {
+        let id: Int64 = registration["id"]
+        let name: String = registration["name"]
+        let recordedKey: String = registration["key_column"]
+        let recordedColumns: String? = registration["columns"]
         let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
         guard keyColumn == recordedKey else {
             throw LocalStoreError(.keyChanged("registered with key \(recordedKey), now \(keyColumn)"), table: name)
         }
+        let keyType = try declaredType(of: keyColumn, in: name, db: db)
+        if let recordedType: String = registration["key_type"], recordedType != keyType {
+            throw LocalStoreError(.keyChanged("key \(keyColumn) was declared \(recordedType), now \(keyType)"), table: name)
+        }
         let table = SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: id)
         let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)
+        if registration["key_type"] as String? == nil { try record(table, in: db) }
         let triggerCount = try Int.fetchOne(
             db,
             sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
@@ -65,7 +79,7 @@ enum SchemaRefresh {
         let expected = CaptureTriggers(table: table).statements.count
         guard known != columns || triggerCount != expected else { return [] }
         try CaptureTriggers(table: table).install(in: db)
-        try record(columns, of: id, in: db)
+        try record(table, in: db)
         var changes: [SchemaChange] = []
         let added = columns.filter { !known.contains($0) }
         let dropped = known.filter { !columns.contains($0) }
@@ -95,10 +109,18 @@ enum SchemaRefresh {
         try db.execute(sql: "UPDATE rollingsync_state SET schema_version = ?", arguments: [version])
     }
 
-    /// Records the columns the table's triggers now capture.
-    static func record(_ columns: [String], of tableID: Int64, in db: Database) throws {
-        let json = String(decoding: try JSONEncoder().encode(columns), as: UTF8.self)
-        try db.execute(sql: "UPDATE rollingsync_tables SET columns = ? WHERE id = ?", arguments: [json, tableID])
+    /// Records the columns the table's triggers now capture, and its key's declared type.
+    static func record(_ table: SyncedTable, in db: Database) throws {
+        let json = String(decoding: try JSONEncoder().encode(table.columns), as: UTF8.self)
+        try db.execute(
+            sql: "UPDATE rollingsync_tables SET columns = ?, key_type = ? WHERE id = ?",
+            arguments: [json, try declaredType(of: table.keyColumn, in: table.name, db: db), table.id]
+        )
+    }
+
+    /// A column's declared type, upper-cased (empty when none).
+    private static func declaredType(of column: String, in table: String, db: Database) throws -> String {
+        (try String.fetchOne(db, sql: "SELECT type FROM pragma_table_xinfo(?) WHERE name = ?", arguments: [table, column]) ?? "").uppercased()
     }
 
     private static func decode(_ json: String) throws -> [String] {
