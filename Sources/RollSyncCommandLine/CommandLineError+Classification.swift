@@ -15,7 +15,7 @@ extension CommandLineError {
         case let error as RemoteStoreError:
             self = Self.classify(error)
         case let error as LocalStoreError:
-            self.init(.localDatabase, error.description, hint: "synced tables need a TEXT or BLOB primary key such as a UUID")
+            self.init(.localDatabase, error.description, hint: Self.hint(for: error))
         case let error as DatabaseError:
             self.init(.localDatabase, "the database failed: \(error.message ?? error.description)")
         default:
@@ -38,7 +38,7 @@ extension CommandLineError {
         case .invalidIdentifier, .declined:
             return CommandLineError(.usage, error.message)
         case .local:
-            return CommandLineError(.localDatabase, error.message)
+            return CommandLineError(.localDatabase, error.message, hint: (error.underlying as? LocalStoreError).flatMap(hint(for:)))
         case .remote:
             if let remote = error.underlying as? RemoteStoreError {
                 return classify(remote)
@@ -46,6 +46,26 @@ extension CommandLineError {
             return CommandLineError(.remote, error.message)
         default:
             return CommandLineError(.remote, error.message)
+        }
+    }
+
+    /// What to do about a local store's refusal.
+    static func hint(for error: LocalStoreError) -> String? {
+        switch error.reason {
+        case .noSuchTable:
+            "if \(error.table) was dropped on purpose, stop syncing it with `rollsync tables remove \(error.table) --db FILE`"
+        case .unsupportedTable:
+            "synced tables need a TEXT or BLOB primary key such as a UUID"
+        case .unregisteredTable:
+            "`rollsync tables --db FILE` lists the synced tables"
+        case .keyChanged:
+            "give the key column back its name and type (a synced table's key never changes), or stop syncing the table with `rollsync tables remove`"
+        case .referencesBroken:
+            "copy every row when rebuilding a table, and keep the keys other tables refer to"
+        case .unknownColumn, .upgradeRequired:
+            "migrate this database's schema as the other clients did (`ALTER TABLE … ADD COLUMN`, `rollsync migrate`, `rollsync tables add`), then try again"
+        @unknown default:
+            nil
         }
     }
 

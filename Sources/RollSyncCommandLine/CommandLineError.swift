@@ -15,6 +15,10 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
         case authentication = 3
         /// The local database is missing, unreadable, not SQLite, or cannot be synced as asked.
         case localDatabase = 4
+        /// The sync succeeded except that some change sets were written with a newer schema (a
+        /// column or table this database lacks): they wait, with the later sets of their clients,
+        /// until the schema is migrated; everything else was applied and pushed.
+        case upgradeRequired = 5
 
         /// The process exit code.
         public var exitCode: Int32 { rawValue }
@@ -25,7 +29,8 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
             case .usage: "usage error (unknown option, malformed URL, unknown table)"
             case .remote: "sync or remote storage error (unreachable server)"
             case .authentication: "authentication error (password, key, host key)"
-            case .localDatabase: "local database problem (missing, not SQLite, not set up)"
+            case .localDatabase: "local database problem (missing, not SQLite, not set up, failed migration)"
+            case .upgradeRequired: "upgrade required: some change sets need a newer schema; everything else was synced"
             }
         }
     }

@@ -1,11 +1,14 @@
 import Foundation
 import GRDB
+import SyncCore
 
 /// Opens the SQLite file `--db` names, refusing clearly what is not one, without creating anything.
 enum DatabaseFile {
     /// Opens `path` (relative to the current directory) as an existing SQLite database.
+    /// - Parameter foreignKeys: whether the connection enforces foreign keys (GRDB's default);
+    ///   `migrate` turns them off, as SQLite's table-rebuild procedure asks.
     /// - Throws: ``CommandLineError`` (local database) if the file is missing or not SQLite.
-    static func open(_ path: String) throws -> DatabaseQueue {
+    static func open(_ path: String, foreignKeys: Bool = true) throws -> DatabaseQueue {
         guard FileManager.default.fileExists(atPath: path) else {
             throw CommandLineError(
                 .localDatabase, "there is no database at \(path)",
@@ -13,7 +16,9 @@ enum DatabaseFile {
             )
         }
         do {
-            let queue = try DatabaseQueue(path: path)
+            var configuration = Configuration()
+            configuration.foreignKeysEnabled = foreignKeys
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
             _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
             return queue
         } catch let error as DatabaseError {
@@ -31,5 +36,14 @@ enum DatabaseFile {
             )
         }
         return settings
+    }
+
+    /// Opens the database at `path`, which `rollsync init` configured, and its local store: what
+    /// the commands that work offline (`tables`, `migrate`) need. Nothing is written before the
+    /// settings are found.
+    static func openLocalStore(_ path: String, foreignKeys: Bool = true) throws -> (queue: DatabaseQueue, localStore: LocalStore) {
+        let queue = try open(path, foreignKeys: foreignKeys)
+        _ = try settings(of: queue, path: path)
+        return (queue, try LocalStore(writer: queue))
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import SyncCore
 
 /// `rollsync pull-store`: installs a whole store in place of the database's synced data (keeping
-/// unpushed local changes), then syncs the rest. The bootstrap of a new client.
+/// unpushed local changes), then syncs the rest. The bootstrap of a new client. Like `sync`, it
+/// ends with exit code 5 if change sets wait for a newer schema.
 struct PullStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pull-store",
@@ -30,5 +31,6 @@ struct PullStoreCommand: AsyncParsableCommand {
                 bytes: 0, sync: sync
             )
         )
+        if let upgradeRequired = sync.upgradeRequiredError { throw upgradeRequired }
     }
 }

@@ -8,6 +8,8 @@ public struct RollSyncCommand: AsyncParsableCommand {
         discussion: """
             Start with `rollsync demo`. For your own database: `rollsync init --db FILE --remote URL --table NAME…`, then `rollsync sync --db FILE` on every machine.
 
+            Schema changes: ALTER TABLE … ADD COLUMN needs nothing; DROP or RENAME COLUMN and table rebuilds go through `rollsync migrate`; `rollsync tables add NAME…` starts syncing more tables.
+
             Remote URLs: file:///path (or a plain folder path), sftp://user@host:port/path, webdav(s)://host/path, memory://name.
 
             Secrets never go on the command line. The encryption password comes from ROLLSYNC_PASSWORD (or the variable --password-env names) or a prompt; WebDAV passwords from ROLLSYNC_WEBDAV_PASSWORD, ~/.netrc or a prompt; SFTP logs in with --identity-file (passphrase from ROLLSYNC_SFTP_PASSPHRASE).
@@ -19,7 +21,7 @@ public struct RollSyncCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, SyncCommand.self, StatusCommand.self, PushStoreCommand.self, PullStoreCommand.self,
             DocumentsCommand.self, ClientsCommand.self, DeleteClientCommand.self, DeleteDocumentCommand.self, VacuumCommand.self,
-            ChangePasswordCommand.self,
+            ChangePasswordCommand.self, TablesCommand.self, MigrateCommand.self,
         ]
     )
 

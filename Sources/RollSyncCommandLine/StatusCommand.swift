@@ -5,8 +5,8 @@ import RemoteProtocol
 import SyncCore
 
 /// `rollsync status`: the database's configuration, its pending local changes, its last sync and
-/// the application's clients. The remote is only asked for the client list; if it cannot be
-/// reached the rest is still shown.
+/// the application's clients, and what the last sync held back for a newer schema. The remote is
+/// only asked for the client list; if it cannot be reached the rest is still shown.
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
@@ -34,6 +34,7 @@ struct StatusCommand: AsyncParsableCommand {
             pendingChanges: pending,
             lastSyncAt: lastSync?.finishedAt,
             lastSyncSummary: lastSync?.humanLines.first,
+            waitingForUpgrade: lastSync?.upgradeRequired.map { $0.map(\.text) } ?? [],
             clients: nil,
             clientsUnavailable: nil
         )
@@ -75,6 +76,8 @@ struct StatusResult: CommandResult {
     var pendingChanges: Int
     var lastSyncAt: Date?
     var lastSyncSummary: String?
+    /// What the last sync held back for a newer schema (see `sync`'s exit code 5).
+    var waitingForUpgrade: [String]
     var clients: [String]?
     var clientsUnavailable: String?
 
@@ -85,6 +88,7 @@ struct StatusResult: CommandResult {
             "  pending local changes: \(pendingChanges)",
             "  last sync: " + (lastSyncAt.map { "\($0.formatted(.iso8601)) — \(lastSyncSummary ?? "")" } ?? "never"),
         ]
+        lines += waitingForUpgrade.map { "  waiting for a schema upgrade: \($0)" }
         if let clients {
             lines.append("  clients (\(clients.count)): " + clients.map { $0 == client ? "\($0) (this one)" : $0 }.joined(separator: ", "))
         } else if let clientsUnavailable {

@@ -14,6 +14,20 @@ struct SyncResult: CommandResult, Codable {
         var kept: String
     }
 
+    /// A change set held back because it needs a newer schema (with the later sets of its client).
+    struct UpgradeLine: Codable, Equatable {
+        var table: String
+        /// The column this database lacks; `nil` when it does not sync the table at all.
+        var column: String?
+        var client: String
+        var changeSet: String
+
+        /// The line as people read it.
+        var text: String {
+            (column.map { "column \(table).\($0)" } ?? "table \(table)") + " (change set \(changeSet) of client \(client) and its later ones)"
+        }
+    }
+
     var command = "sync"
     var database: String
     var appliedSets: Int
@@ -21,6 +35,11 @@ struct SyncResult: CommandResult, Codable {
     var pushedChanges: Int
     var conflicts: [ConflictLine]
     var warnings: [String]
+    /// Schema changes of the synced tables this sync noticed and followed first (optional: the
+    /// last sync recorded by an older version has none).
+    var schemaChanges: [SchemaChangeLine]?
+    /// Change sets held back until this database's schema is migrated (exit code 5).
+    var upgradeRequired: [UpgradeLine]?
     var requests: Int
     var bytesUploaded: Int64
     var bytesDownloaded: Int64
@@ -46,6 +65,11 @@ struct SyncResult: CommandResult, Codable {
             )
         }
         warnings = report.warnings.map(Self.text)
+        schemaChanges = report.schemaChanges.map(SchemaChangeLine.init)
+        upgradeRequired = report.warnings.compactMap { warning in
+            guard case .upgradeRequired(let table, let column, let client, let fileName) = warning else { return nil }
+            return UpgradeLine(table: table, column: column, client: client.rawValue, changeSet: fileName)
+        }
         requests = report.requests
         bytesUploaded = report.bytesUploaded
         bytesDownloaded = report.bytesDownloaded
@@ -59,11 +83,40 @@ struct SyncResult: CommandResult, Codable {
                 + "\(requests) requests, \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
                 + String(format: "%.2f s", seconds)
         ]
+        lines += (schemaChanges ?? []).map { "  schema: \($0.text)" }
         lines += conflicts.map {
             "  conflict: \($0.table) \($0.key) \($0.column): here \($0.local), elsewhere \($0.remote) → kept \($0.kept)"
         }
         lines += warnings.map { "  warning: \($0)" }
         return lines
+    }
+
+    /// The error ending a sync that held change sets back for a newer schema (exit code 5; the
+    /// result is printed first), or `nil` if it held none back.
+    var upgradeRequiredError: CommandLineError? {
+        guard let held = upgradeRequired, !held.isEmpty else { return nil }
+        let clients = Set(held.map(\.client)).count
+        let needs = Set(held.map { line in line.column.map { "column \(line.table).\($0)" } ?? "table \(line.table)" })
+            .sorted().joined(separator: ", ")
+        var steps: [String] = []
+        let columns = held.filter { $0.column != nil }
+        if !columns.isEmpty {
+            let example = columns[0]
+            steps.append(
+                "add the missing columns as the other clients did (`sqlite3 \(database) \"ALTER TABLE \(example.table) ADD COLUMN \(example.column ?? "") …\"`, "
+                    + "or `rollsync migrate --db \(database) --sql \"…\"`)"
+            )
+        }
+        let tables = Array(Set(held.filter { $0.column == nil }.map(\.table))).sorted()
+        if !tables.isEmpty {
+            steps.append("start syncing the new tables (create them if needed, then `rollsync tables add \(tables.joined(separator: " ")) --db \(database)`)")
+        }
+        return CommandLineError(
+            .upgradeRequired,
+            "upgrade required: change sets from \(clients) client\(clients == 1 ? "" : "s") need a newer schema (\(needs)) and were held back; "
+                + "everything else was synced",
+            hint: "migrate this database's schema: " + steps.joined(separator: "; ") + "; then run `rollsync sync --db \(database)` again"
+        )
     }
 
     /// A warning as people read it.
@@ -81,6 +134,10 @@ struct SyncResult: CommandResult, Codable {
             "this client had been removed from \(document); local data was kept and registered again"
         case .lastSyncNotRecorded(let reason):
             "the last-sync marker was not written: \(reason)"
+        case .upgradeRequired(let table, let column?, let client, let fileName):
+            "change set \(fileName) of \(client) needs column \(table).\(column), which this database lacks; it waits until you migrate (upgrade required)"
+        case .upgradeRequired(let table, nil, let client, let fileName):
+            "change set \(fileName) of \(client) changes table \(table), which this database does not sync; it waits until you add it (upgrade required)"
         @unknown default:
             String(describing: warning)
         }
@@ -102,6 +159,10 @@ struct SyncResult: CommandResult, Codable {
             return "\(table) \(text(key)) collided with \(text(kept)) on a unique constraint and was removed; \(removedRows)"
         case .changeRejectedByConstraint(let table, let key, let reason):
             return "a change of \(table) \(text(key)) from \(client ?? "this client") was refused by a constraint (\(reason)); \(removedRows)"
+        case .droppedColumnIgnored(let table, let column):
+            return "\(client ?? "another client") sent values for \(table).\(column), which was dropped here; they were ignored"
+        case .unsyncedTableIgnored(let table):
+            return "\(client ?? "another client") sent changes of \(table), which this database no longer syncs; they were ignored"
         @unknown default:
             return String(describing: warning)
         }

@@ -147,7 +147,7 @@ struct BadInputTests {
     func helpListsExitCodes() async throws {
         let outcome = try await RollsyncProcess.run(["--help"])
         #expect(outcome.status == 0)
-        for code in 1...4 {
+        for code in 1...5 {
             #expect(outcome.standardOutput.contains("  \(code)  "))
         }
     }

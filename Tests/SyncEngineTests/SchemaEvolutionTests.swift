@@ -102,6 +102,41 @@ struct SchemaEvolutionTests {
         try ben.execute("INSERT INTO tag VALUES ('t3', 'not synced')")
         #expect(try !ben.localStore.hasPendingChanges())
         #expect(try ben.localStore.syncedTables().map(\.name) == ["note"])
+
+        // Anna still syncs tags: Ben ignores those changes (with a warning) and keeps receiving notes.
+        try anna.execute("INSERT INTO tag VALUES ('t4', 'from anna'); UPDATE note SET title = 'still synced' WHERE id = 'x'")
+        try await anna.sync()
+        let report = try await ben.sync()
+        #expect(report.warnings.contains(.apply(.unsyncedTableIgnored(table: "tag"), fromClient: anna.name)))
+        #expect(Self.upgradeWarnings(report).isEmpty)
+        #expect(try ben.value("SELECT title FROM note WHERE id = 'x'") == "still synced".databaseValue)
+        #expect(try ben.count("tag") == 3, "t1, t2 and Ben's own t3; not t4")
+    }
+
+    @Test("a migration that leaves dangling references is refused, and a rebuild does not cascade")
+    func migrationKeepsReferences() async throws {
+        let remote = try TestRemote(.memory)
+        let schema = """
+            CREATE TABLE folder (id TEXT PRIMARY KEY NOT NULL, name TEXT);
+            CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, folder_id TEXT REFERENCES folder(id) ON DELETE CASCADE, title TEXT);
+            """
+        let anna = try TestClient("anna", remote: remote.store, schema: schema, tables: ["folder", "note"])
+        try anna.execute("INSERT INTO folder VALUES ('f', 'Trips'); INSERT INTO note VALUES ('n', 'f', 'Lisbon')")
+        let file = anna.directory.url.appendingPathComponent("anna.sqlite")
+        let before = try Data(contentsOf: file)
+        #expect(throws: LocalStoreError(.referencesBroken, table: "note")) {
+            try anna.localStore.changeSchema { db in try db.execute(sql: "DELETE FROM folder") }
+        }
+        #expect(try Data(contentsOf: file) == before)
+        try anna.localStore.changeSchema { db in
+            try db.execute(sql: """
+                CREATE TABLE folder_new (id TEXT PRIMARY KEY NOT NULL, name TEXT, color TEXT);
+                INSERT INTO folder_new (id, name) SELECT id, name FROM folder;
+                DROP TABLE folder;
+                ALTER TABLE folder_new RENAME TO folder;
+                """)
+        }
+        #expect(try anna.count("note") == 1, "the rebuild's DROP TABLE did not cascade to the notes")
     }
 
     @Test("a dropped column stops being sent, and values others still send for it are ignored with a warning")

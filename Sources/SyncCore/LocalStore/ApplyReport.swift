@@ -28,6 +28,9 @@ public struct ApplyReport: Sendable, Equatable {
         /// The set carries values for a column dropped here (by a migration this client already
         /// ran); they were ignored. Reported once per set and column.
         case droppedColumnIgnored(table: String, column: String)
+        /// The set carries changes of a table this database stopped synchronizing
+        /// (``LocalStore/unregister(table:)``); they were ignored. Reported once per set and table.
+        case unsyncedTableIgnored(table: String)
     }
 
     /// The applied set's identifier.

@@ -44,6 +44,8 @@ struct ChangeSetApplier {
     private var deletedRows: [String: [DatabaseValue]] = [:]
     /// Columns dropped from each synced table (their incoming values are ignored), by table name.
     private let droppedColumns: [String: Set<String>]
+    /// Lowercased names of the tables removed from synchronization (their changes are ignored).
+    private let unsyncedTables: Set<String>
     /// The unique constraints other than the key, read when a collision first needs them.
     private var uniqueConstraints: UniqueConstraints
 
@@ -108,6 +110,7 @@ struct ChangeSetApplier {
         tables = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.name, $0) })
         references = try ReferenceSettlement(db: db, syncedTables: syncedTables)
         uniqueConstraints = UniqueConstraints(db: db)
+        unsyncedTables = Set(try String.fetchAll(db, sql: "SELECT lower(name) FROM rollingsync_unsynced_tables"))
         droppedColumns = Dictionary(
             try Row.fetchAll(db, sql: """
                 SELECT t.name, d.column_name FROM rollingsync_dropped_columns AS d JOIN rollingsync_tables AS t ON t.id = d.table_id
@@ -143,7 +146,12 @@ struct ChangeSetApplier {
     /// - Throws: ``LocalStoreError`` for an unregistered table or unknown column, the resolver's
     ///   errors, and SQLite errors (constraint violations…); the caller rolls the transaction back.
     mutating func apply(_ change: RowChange) throws {
-        guard let table = tables[change.table] else { throw LocalStoreError(.unregisteredTable, table: change.table) }
+        guard let table = tables[change.table] else {
+            guard unsyncedTables.contains(change.table.lowercased()) else { throw LocalStoreError(.unregisteredTable, table: change.table) }
+            let warning = ApplyReport.Warning.unsyncedTableIgnored(table: change.table)
+            if !report.warnings.contains(warning) { report.warnings.append(warning) }
+            return
+        }
         var change = change
         if change.columns.contains(where: { !table.columns.contains($0.name) }) {
             change.columns = try change.columns.filter { column in

@@ -28,26 +28,43 @@ extension LocalStore {
     /// procedure), which the triggers would otherwise block or miss; it works for `ADD COLUMN`
     /// too.
     ///
+    /// As SQLite's own procedure for rebuilding a table requires, `body` runs with foreign keys off
+    /// (so a `DROP TABLE` of a rebuild does not cascade), and the migration is refused if
+    /// `PRAGMA foreign_key_check` then finds more dangling references than before.
     /// Writes the migration itself makes are not logged (every client runs the same migration),
     /// except values in added columns that differ from the default, which are published. A renamed
-    /// column is a dropped column plus an added one. If `body` or the check throws (a synced
+    /// column is a dropped column plus an added one. If `body` or the checks throw (a synced
     /// table's key changed, say), everything is rolled back and the database is unchanged.
     /// - Returns: what changed.
     @discardableResult
     public func changeSchema(_ body: (Database) throws -> Void) throws -> [SchemaChange] {
-        try writer.writeWithoutTransaction { db in
+        try withForeignKeysOff { db in
             var changes: [SchemaChange] = []
             try db.inTransaction(.immediate) {
                 try ChangeLogClock.stamp(in: db)
                 for id in try Int64.fetchAll(db, sql: "SELECT id FROM rollingsync_tables") {
                     try CaptureTriggers.drop(tableID: id, in: db)
                 }
+                let violationsBefore = try Self.foreignKeyViolations(in: db)
                 try body(db)
+                let violationsAfter = try Self.foreignKeyViolations(in: db)
+                if let table = violationsAfter.first(where: { $0.value > violationsBefore[$0.key, default: 0] })?.key {
+                    throw LocalStoreError(.referencesBroken, table: table)
+                }
                 changes = try SchemaRefresh.run(in: db, force: true)
                 return .commit
             }
             return changes
         }
+    }
+
+    /// The number of rows `PRAGMA foreign_key_check` reports, by table.
+    private static func foreignKeyViolations(in db: Database) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+            counts[row[0] as String, default: 0] += 1
+        }
+        return counts
     }
 
     /// Starts synchronizing another table after set-up: registers it and logs every existing row

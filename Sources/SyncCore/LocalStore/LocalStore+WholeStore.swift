@@ -89,10 +89,12 @@ extension LocalStore {
     }
 
     /// Refuses a store written with a newer schema before anything changes: a table it syncs that
-    /// this database does not, or a column of a synced table this database lacks (and did not drop).
+    /// this database does not (and did not stop syncing), or a column of a synced table this database lacks (and did not drop).
     private static func checkSnapshotSchema(_ tables: [SyncedTable], in db: Database) throws {
         let local = Dictionary(uniqueKeysWithValues: tables.map { ($0.name.lowercased(), $0) })
-        for name in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_snapshot.rollingsync_tables ORDER BY name") {
+        let unsynced = Set(try String.fetchAll(db, sql: "SELECT lower(name) FROM rollingsync_unsynced_tables"))
+        for name in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_snapshot.rollingsync_tables ORDER BY name")
+        where !unsynced.contains(name.lowercased()) {
             guard let table = local[name.lowercased()] else {
                 throw LocalStoreError(.upgradeRequired(column: nil), table: name)
             }

@@ -69,7 +69,13 @@ public final class LocalStore: Sendable {
             _ = try SchemaRefresh.refresh(row, in: db)
             return (SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: row["id"]), false)
         }
-        try db.execute(sql: "INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?)", arguments: [canonicalName, keyColumn])
+        try db.execute(
+            sql: """
+                DELETE FROM rollingsync_unsynced_tables WHERE name = ?;
+                INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?);
+                """,
+            arguments: [canonicalName, canonicalName, keyColumn]
+        )
         let table = SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: db.lastInsertedRowID)
         try CaptureTriggers(table: table).install(in: db)
         try SchemaRefresh.record(table, in: db)
@@ -77,6 +83,8 @@ public final class LocalStore: Sendable {
     }
 
     /// Stops capturing a table's changes: drops its triggers and its unpushed changes. Its rows stay.
+    /// Changes other clients still send for it are ignored with a warning
+    /// (``ApplyReport/Warning/unsyncedTableIgnored(table:)``), until it is registered again.
     public func unregister(table name: String) throws {
         try writer.write { db in
             guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM rollingsync_tables WHERE name = ?", arguments: [name]) else {
@@ -86,7 +94,10 @@ public final class LocalStore: Sendable {
             for table in ["rollingsync_changes", "rollingsync_cell_clocks", "rollingsync_applied_clocks", "rollingsync_tombstones", "rollingsync_dropped_columns"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE table_id = ?", arguments: [id])
             }
-            try db.execute(sql: "DELETE FROM rollingsync_tables WHERE id = ?", arguments: [id])
+            try db.execute(
+                sql: "DELETE FROM rollingsync_tables WHERE id = ?; INSERT OR IGNORE INTO rollingsync_unsynced_tables (name) VALUES (?)",
+                arguments: [id, name]
+            )
         }
     }
 

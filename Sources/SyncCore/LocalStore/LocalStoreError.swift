@@ -17,6 +17,9 @@ public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertib
         /// Data written with a newer schema: a whole store or change set names this column (or, when
         /// `nil`, the table itself) and the local schema lacks it; migrate the application first.
         case upgradeRequired(column: String?)
+        /// A schema change (``LocalStore/changeSchema(_:)``) left rows of this table referring to
+        /// rows that do not exist; it was rolled back.
+        case referencesBroken
     }
 
     /// The kind of failure.
@@ -42,6 +45,8 @@ public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertib
             return "the key of synced table \(table) changed (\(what)); a synced table's key column cannot be renamed, dropped or retyped"
         case .upgradeRequired(let column?):
             return "the data was written with a newer schema: table \(table) has no column \(column) here; upgrade the application"
+        case .referencesBroken:
+            return "the schema change leaves rows of \(table) referring to rows that do not exist (PRAGMA foreign_key_check)"
         case .upgradeRequired(nil):
             return "the data was written with a newer schema: table \(table) is not synchronized here; upgrade the application"
         }

@@ -28,7 +28,8 @@ import GRDB
 ///   JSON array), and `key_type` the key column's declared type, so a schema change is noticed (see ``SchemaRefresh``); `rollingsync_state.schema_version`
 ///   the `PRAGMA schema_version` when they were last checked, which makes the check of a sync cheap.
 /// - `rollingsync_dropped_columns`: columns dropped from a synced table; incoming values for them
-///   are ignored with a warning rather than held back as needing an upgrade.
+///   are ignored with a warning rather than held back as needing an upgrade;
+///   `rollingsync_unsynced_tables` likewise names the tables removed from synchronization.
 enum LocalStoreSchema {
     static let prefix = "rollingsync_"
 
@@ -147,6 +148,7 @@ enum LocalStoreSchema {
                 ALTER TABLE rollingsync_tables ADD COLUMN columns TEXT;
                 ALTER TABLE rollingsync_tables ADD COLUMN key_type TEXT;
                 ALTER TABLE rollingsync_state ADD COLUMN schema_version INTEGER NOT NULL DEFAULT -1;
+                CREATE TABLE rollingsync_unsynced_tables (name TEXT PRIMARY KEY COLLATE NOCASE) WITHOUT ROWID;
                 CREATE TABLE rollingsync_dropped_columns (
                     table_id INTEGER NOT NULL,
                     column_name TEXT NOT NULL,
