@@ -27,6 +27,8 @@ import Testing
 /// The normal suite runs 40 histories of 120 steps (see ``seeds``); `ROLLSYNC_SIMULATION_SEEDS=<n>`
 /// runs seeds 1…n of both groups with histories of 500 steps instead. Each seed prints its counts;
 /// `ROLLSYNC_SIMULATION_TRACE=<seed>` also prints every step of that seed, to follow a failure.
+///
+/// ``SchemaMigrationSimulationTests`` runs the same histories with clients migrating their schema.
 @Suite("Reference convergence simulation")
 struct ReferenceConvergenceSimulationTests {
     static let schema = """
@@ -135,6 +137,8 @@ final class ReferenceSimulation {
     /// Clients that have a whole store no vacuum can have removed.
     var uploaders: Set<Int> = []
     var referenceViolationReported = false
+    /// The clients' schema migrations, in the histories that have them (see ``SchemaEvolution``).
+    var evolution: SchemaEvolution?
 
     // Counts for the closing line.
     var localWrites = 0
@@ -151,10 +155,10 @@ final class ReferenceSimulation {
     var vacuumedSets = 0
     var retirements = 0
 
-    init(seed: UInt64, steps: Int, foreignKeysOffOnFirstClient: Bool) throws {
+    init(seed: UInt64, steps: Int, foreignKeysOffOnFirstClient: Bool, schemaMigrations: Bool = false) throws {
         self.seed = seed
         self.steps = steps
-        label = "seed \(seed)" + (foreignKeysOffOnFirstClient ? " (foreign keys off on client-0)" : "")
+        label = "seed \(seed)" + (foreignKeysOffOnFirstClient ? " (foreign keys off on client-0)" : "") + (schemaMigrations ? " (schema migrations)" : "")
         random = SplitMix64(seed: seed)
         tracing = ProcessInfo.processInfo.environment["ROLLSYNC_SIMULATION_TRACE"] == "\(seed)"
         let remote = try TestRemote(.memory)
@@ -167,6 +171,7 @@ final class ReferenceSimulation {
                 tables: Self.tables, foreignKeys: foreignKeysOffOnFirstClient ? index != 0 : true
             )
         }
+        evolution = schemaMigrations ? SchemaEvolution(clientCount: clientCount) : nil
     }
 
     // MARK: The history
@@ -182,12 +187,14 @@ final class ReferenceSimulation {
             try await performStep()
         }
         step = steps + 1
+        if evolution != nil { try await migrateRemainingClients() }
         try await settle()
         try verify()
     }
 
     func performStep() async throws {
         let index = self.index(clients.count)
+        if evolution != nil, try await performSchemaStep(on: index) { return }
         switch self.index(100) {
         case 0..<7: try insertFolder(on: index)
         case 7..<18: try insertNote(on: index)
@@ -220,8 +227,9 @@ final class ReferenceSimulation {
             moved = false
             rounds += 1
             for index in clients.indices {
+                // A sync refused for the schema (`nil`) cannot happen here: every client migrated.
                 let report = try await sync(index, "closing sync of round \(rounds)")
-                moved = moved || report.appliedSets > 0 || report.pushedChanges > 0 || report.wholeStoreInstalled != nil
+                moved = moved || report.map { $0.appliedSets > 0 || $0.pushedChanges > 0 || $0.wholeStoreInstalled != nil } ?? true
             }
         }
         #expect(!moved, "\(label): still changing after \(rounds) rounds of syncs")
@@ -237,7 +245,7 @@ final class ReferenceSimulation {
     func insertNote(on index: Int) throws {
         let folder = chance(7) ? nil : try pick("folder", on: index)
         try write(
-            on: index, [("INSERT INTO note VALUES (?, ?, ?, ?)", [newKey("n", index), folder, title(), body()])],
+            on: index, [("INSERT INTO note (id, folder_id, title, body) VALUES (?, ?, ?, ?)", [newKey("n", index), folder, title(), body()])],
             parents: [("folder", folder)]
         )
     }
@@ -405,12 +413,15 @@ final class ReferenceSimulation {
 
     // MARK: Syncs, whole stores, vacuum
 
-    /// A sync that must succeed.
+    /// A sync that must succeed; `nil` only if it had to re-base on a whole store and every usable
+    /// one was written with a schema this client has not migrated to yet (see ``SchemaEvolution``).
     @discardableResult
-    func sync(_ index: Int, _ what: String) async throws -> SyncReport {
+    func sync(_ index: Int, _ what: String) async throws -> SyncReport? {
         let report: SyncReport
         do {
             report = try await clients[index].sync()
+        } catch where refusedForNewerSchema(error, on: index, what) {
+            return nil
         } catch {
             throw failure("\(what) of \(clients[index].name)", error)
         }
@@ -454,6 +465,8 @@ final class ReferenceSimulation {
         } catch where faulted {
             failedFaultedOperations += 1
             trace("whole-store upload of \(clients[index].name) with an injected fault failed: \(error)")
+        } catch where refusedForNewerSchema(error, on: index, "whole-store upload") {
+            // Its sync had to re-base on a whole store of a newer schema.
         } catch {
             throw failure("whole-store upload of \(clients[index].name)", error)
         }
@@ -478,6 +491,7 @@ final class ReferenceSimulation {
         let others = uploaders.subtracting([index]).sorted()
         let source = !others.isEmpty && chance(3) ? clients[others[self.index(others.count)]].name : nil
         let hadLocalChanges = try clients[index].localStore.hasPendingChanges()
+        let before = evolution != nil ? try schemaRefusalState(of: index) : nil
         trace("\(clients[index].name) re-bases on \(source.map { "\($0)'s" } ?? "the newest") whole store, with local changes: \(hadLocalChanges)")
         let faulted = chance(5)
         if faulted { await injectFault() }
@@ -490,6 +504,8 @@ final class ReferenceSimulation {
         } catch where faulted {
             failedFaultedOperations += 1
             trace("whole-store download of \(clients[index].name) with an injected fault failed: \(error)")
+        } catch where refusedForNewerSchema(error, on: index, "whole-store download") {
+            try checkUntouched(index, since: before)
         } catch {
             throw failure("whole-store download of \(clients[index].name) from \(source.map { "\($0)" } ?? "the newest unit")", error)
         }
@@ -540,6 +556,8 @@ final class ReferenceSimulation {
             trace("vacuum of \(client.name) with an injected fault failed: \(error)")
             // A vacuum interrupted after it retired clients may have removed their whole stores.
             if options.retireClientsSilentFor != nil { uploaders = uploaders.intersection([index]) }
+        } catch where refusedForNewerSchema(error, on: index, "vacuum") {
+            // Its sync had to re-base on a whole store of a newer schema.
         } catch {
             throw failure("vacuum of \(client.name)", error)
         }
@@ -568,6 +586,7 @@ final class ReferenceSimulation {
         )
         conflicts += report.conflicts.count
         if report.wholeStoreInstalled != nil { installs += 1 }
+        if evolution != nil { checkSchemaEffects(of: report, on: index) }
         try checkReferences(of: index, after: what)
     }
 
@@ -575,12 +594,13 @@ final class ReferenceSimulation {
     /// dangling reference after the engine wrote to it.
     func checkReferences(of index: Int, after what: String) throws {
         guard !referenceViolationReported else { return }
-        let violations = try clients[index].database.read { db in try Self.referenceViolations(db) }
+        var violations = try clients[index].database.read { db in try Self.danglingReferences(db) }
+        if evolution != nil { violations = excludingReferencesIntoHeldBackSets(violations, on: index, after: what) }
         if !violations.isEmpty {
             referenceViolationReported = true
             Issue.record(
                 Comment(
-                    rawValue: "\(label), step \(step): after a \(what), \(clients[index].name) has dangling references: \(violations.sorted().prefix(6))"
+                    rawValue: "\(label), step \(step): after a \(what), \(clients[index].name) has dangling references: \(violations.prefix(6))"
                 )
             )
         }
@@ -644,17 +664,23 @@ final class ReferenceSimulation {
             \(syncs) syncs, \(faultedOperations) operations with an injected fault (\(failedFaultedOperations) failed), \
             \(conflicts) conflicts, \(uploads) whole-store uploads, \(installs) whole-store installs \
             (\(rebasesWithLocalChanges) re-bases with unpushed changes), \(vacuums) vacuums (\(vacuumedSets) sets removed, \
-            \(retirements) clients retired); at the end \(rows) rows, \(removedByRules.count) rows removed by rules
+            \(retirements) clients retired); at the end \(rows) rows, \(removedByRules.count) rows removed by rules\
+            \(try schemaMigrationSummary())
             """
         )
     }
 
     // MARK: Reading the databases
 
+    /// The application tables the database has: ``tables``, and those a migration added.
+    static func applicationTables(_ db: Database) throws -> [String] {
+        try tables + SchemaEvolution.addedTables.filter { try db.tableExists($0) }
+    }
+
     /// Every key of every application table.
     static func keys(_ db: Database) throws -> Set<RowKey> {
         var keys = Set<RowKey>()
-        for table in tables {
+        for table in try applicationTables(db) {
             for id in try String.fetchAll(db, sql: "SELECT id FROM \(table)") {
                 keys.insert(RowKey(table: table, id: id))
             }
@@ -667,11 +693,38 @@ final class ReferenceSimulation {
         Set(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map(\.description))
     }
 
+    /// A row of `PRAGMA foreign_key_check`, with the referring row and the key it refers to.
+    struct DanglingReference: Comparable, CustomStringConvertible {
+        var row: String
+        var parent: RowKey
+
+        var description: String { "\(row) → \(parent)" }
+
+        static func < (a: Self, b: Self) -> Bool { (a.row, a.parent) < (b.row, b.parent) }
+    }
+
+    /// The rows of `PRAGMA foreign_key_check`, each with the referring row, to follow a failure.
+    static func danglingReferences(_ db: Database) throws -> [DanglingReference] {
+        try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { violation in
+            let table: String = violation["table"]
+            let rowID: Int64 = violation["rowid"]
+            let column = try String.fetchOne(
+                db, sql: "SELECT \"from\" FROM pragma_foreign_key_list(?) WHERE id = ?", arguments: [table, violation["fkid"]]
+            )
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [rowID])
+            let key = column.flatMap { column in row.flatMap { $0[column] as String? } } ?? "?"
+            return DanglingReference(row: "\(table) \(row.map(\.description) ?? "rowid \(rowID)")", parent: RowKey(table: violation["parent"], id: key))
+        }.sorted()
+    }
+
     /// The rows a client's engine removed by a rule; `nil` if it has no `rollingsync_removed_rows`.
     static func removedRows(of client: TestClient) throws -> Set<RowKey>? {
         try client.database.read { db in
             guard try db.tableExists("rollingsync_removed_rows") else { return nil }
-            let rows = try Row.fetchAll(db, sql: "SELECT table_name, row_key FROM rollingsync_removed_rows")
+            // A row of a table that was not synced yet has no key there: its `id` is in its values.
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT table_name, coalesce(row_key, json_extract(row_values, '$.id')) AS row_key FROM rollingsync_removed_rows"
+            )
             return Set(
                 rows.map { row in
                     let key: DatabaseValue = row["row_key"]
@@ -692,7 +745,7 @@ final class ReferenceSimulation {
     /// shows only a blob's size).
     static func dump(of client: TestClient) throws -> [String] {
         try client.database.read { db in
-            try tables.flatMap { table in
+            try applicationTables(db).flatMap { table in
                 try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id").map { row in
                     let cells = row.map { column, value in
                         if case .blob(let data) = value.storage {
