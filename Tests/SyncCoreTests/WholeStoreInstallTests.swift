@@ -73,16 +73,26 @@ struct WholeStoreInstallTests {
         #expect(try local.items()["b"] == nil)
     }
 
-    @Test("a snapshot lacking a synced table or column, or not a database, is refused and nothing changes")
-    func refusesUnsuitableSnapshots() throws {
+    @Test("a snapshot written with an older schema installs keeping the columns it lacks; a newer one, or not a database, is refused")
+    func snapshotsAcrossSchemas() throws {
         let older = try TemporaryDatabase(
             schema: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, quantity INTEGER, price REAL);"
         )
+        try older.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('o', 'from the older store')") }
         let local = try TemporaryDatabase()
-        try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'keep')") }
+        try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, photo) VALUES ('k', 'keep', x'01')") }
+        _ = try local.store.installWholeStore(at: try snapshot(of: older, into: local))
+        #expect(try local.items()["k"] == ["keep".databaseValue, .null, .null, Data([1]).databaseValue], "the unpushed row keeps its photo")
+        #expect(try local.items()["o"]?[0] == "from the older store".databaseValue)
+        #expect(try local.store.hasPendingChanges())
+
+        let newer = try TemporaryDatabase(
+            schema: TemporaryDatabase.itemsSchema + "; ALTER TABLE items ADD COLUMN color TEXT;"
+        )
         let before = try local.items()
-        let url = try snapshot(of: older, into: local)
-        #expect(throws: WholeStoreFileError.self) { try local.store.installWholeStore(at: url) }
+        #expect(throws: LocalStoreError(.upgradeRequired(column: "color"), table: "items")) {
+            try local.store.installWholeStore(at: try snapshot(of: newer, into: local))
+        }
         #expect(try local.items() == before)
         #expect(try local.store.hasPendingChanges())
 

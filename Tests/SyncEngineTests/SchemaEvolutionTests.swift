@@ -198,7 +198,7 @@ struct SchemaEvolutionTests {
         #expect(try ben.value("SELECT title FROM note WHERE id = 'x'") == "after the rebuild".databaseValue)
     }
 
-    @Test("a whole store written with fewer columns keeps local values; one with more is refused, nothing changed")
+    @Test("a whole store written with fewer columns keeps local values; one with more is refused, nothing changed, or an older one used")
     func wholeStoresAcrossVersions() async throws {
         let (anna, ben, _) = try await Self.clients()
         _ = try await anna.manager.uploadWholeStore()
@@ -216,6 +216,11 @@ struct SchemaEvolutionTests {
         let error = await #expect(throws: SyncError.self) { try await anna.manager.downloadWholeStore(from: ben.name) }
         #expect(error?.code == .upgradeRequired)
         #expect(try Data(contentsOf: file) == before)
+
+        // Any client's store: Ben's newest needs the new column, so Anna's own older unit is used.
+        let fallback = try await anna.manager.downloadWholeStore()
+        #expect(fallback.wholeStoreInstalled?.client == anna.name)
+        #expect(try anna.value("SELECT title FROM note WHERE id = 'pending'") == "unpushed".databaseValue)
     }
 
     @Test("a schema check that finds nothing changed costs no write")

@@ -12,8 +12,10 @@ import RemoteProtocol
 /// 2. **Verify** into scratch files: sizes and SHA-256 from the manifest (of the compressed file,
 ///    then of the expanded one), SQLite `quick_check`,
 ///    RollingSync's tables, and the same applied sets as the index. A unit that fails is skipped
-///    for the next older usable one; if none verifies, the first failure is thrown
-///    (``SyncError/Code/corruptRemoteData``) and the local database is untouched.
+///    for the next older usable one, and so is one written with a newer schema than the local one
+///    (a synced table or column this database lacks); if none is left, the first failure is thrown
+///    (``SyncError/Code/corruptRemoteData`` or ``SyncError/Code/upgradeRequired``) and the local
+///    database is untouched.
 /// 3. **Install** with ``LocalStore/installWholeStore(at:resolver:inSameTransaction:)`` (one
 ///    transaction, unpushed changes merged with their original clocks), clearing the record of an outgoing set in the same
 ///    transaction (its changes are pending again) and recording that the next sync must also
@@ -43,7 +45,9 @@ struct WholeStoreDownloader: Sendable {
 
     /// Runs `body` with the newest usable unit of `client` (of any client when `nil`), verified
     /// into a scratch file that is removed afterwards; a unit that fails verification, or for
-    /// which `body` throws ``SyncError/Code/corruptRemoteData``, is skipped for the next older one.
+    /// which `body` throws ``SyncError/Code/corruptRemoteData`` or ``SyncError/Code/upgradeRequired``
+    /// (a store written with a newer schema), is skipped for the next older one; if none is left,
+    /// the first such error is thrown.
     /// - Returns: `body`'s result, or `nil` when there is no usable unit at all.
     func withNewestUsable<Result>(
         from client: SyncIdentifier?, _ body: (WholeStoreCatalog.Unit, URL) throws -> Result
@@ -56,7 +60,7 @@ struct WholeStoreDownloader: Sendable {
                 guard let verified = try await fetchIfUsable(unit, markers: markers, catalog: catalog) else { continue }
                 defer { verified.remove() }
                 return try body(unit, verified.url)
-            } catch let error as SyncError where error.code == .corruptRemoteData {
+            } catch let error as SyncError where error.code == .corruptRemoteData || error.code == .upgradeRequired {
                 firstFailure = firstFailure ?? error
             }
         }
