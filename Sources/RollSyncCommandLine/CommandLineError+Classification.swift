@@ -7,6 +7,14 @@ extension CommandLineError {
     /// Classifies an error of RollingSync or SQLite into a kind, a one-line message and a hint;
     /// `nil` for other errors (those of the argument parser: help, usage).
     init?(classifying error: any Error) {
+        if Self.isBusy(error) {
+            self.init(
+                .localDatabase,
+                "the database is busy: another connection (the application, sqlite3, another program) held a lock on it for longer than the busy timeout",
+                hint: "run again when it has committed, or wait longer with --busy-timeout SECONDS"
+            )
+            return
+        }
         switch error {
         case let error as CommandLineError:
             self = error
@@ -23,8 +31,22 @@ extension CommandLineError {
         }
     }
 
+    /// Whether SQLite gave up waiting for a lock (`SQLITE_BUSY`), directly or under a sync error.
+    private static func isBusy(_ error: any Error) -> Bool {
+        switch error {
+        case let error as DatabaseError: error.resultCode == .SQLITE_BUSY
+        case let error as SyncError: error.underlying.map(isBusy) ?? false
+        default: false
+        }
+    }
+
     private static func classify(_ error: SyncError) -> CommandLineError {
         switch error.code {
+        case .upgradeRequired:
+            return CommandLineError(
+                .upgradeRequired, error.message,
+                hint: "migrate this database's schema as the other clients did (`ALTER TABLE … ADD COLUMN`, `rollsync migrate`, `rollsync tables add`), then try again"
+            )
         case .wrongPassword:
             return CommandLineError(
                 .authentication, error.message,

@@ -5,6 +5,21 @@ import Foundation
 struct DatabaseOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The SQLite database file.", valueName: "file"))
     var db: String
+
+    @Option(
+        name: .customLong("busy-timeout"),
+        help: ArgumentHelp(
+            "How long to wait, in seconds, while the application or another rollsync holds the database (default 30).",
+            valueName: "seconds"
+        )
+    )
+    var busyTimeout: Double = 30
+
+    func validate() throws {
+        guard busyTimeout >= 0, busyTimeout.isFinite else {
+            throw ValidationError("--busy-timeout takes a number of seconds, 0 or more")
+        }
+    }
 }
 
 /// `--db FILE` and `--password-env NAME`: what the commands that work on a configured database take.
@@ -17,7 +32,9 @@ struct SessionOptions: ParsableArguments {
 
     /// Opens the configured database and its remote store.
     func open() async throws -> SyncSession {
-        try await SyncSession.open(path: database.db, password: password.source, environment: ProcessInfo.processInfo.environment)
+        try await SyncSession.open(
+            path: database.db, busyTimeout: database.busyTimeout, password: password.source, environment: ProcessInfo.processInfo.environment
+        )
     }
 }
 

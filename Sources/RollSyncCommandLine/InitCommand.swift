@@ -55,7 +55,7 @@ struct InitCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let directory = FileManager.default.currentDirectoryPath
-        let queue = try DatabaseFile.open(database.db)
+        let queue = try DatabaseFile.open(database.db, busyTimeout: database.busyTimeout)
         if try await queue.read({ try CommandLineSettings.read(from: $0) }) != nil {
             throw CommandLineError(.usage, "\(database.db) is already set up for syncing", hint: "run `rollsync sync --db \(database.db)`")
         }
@@ -92,7 +92,10 @@ struct InitCommand: AsyncParsableCommand {
         }
         settings.encrypted = registration.format.encrypted
 
-        // Only now the database: RollingSync's tables, triggers, settings, and the document.
+        // Only now the database (under its process lock): RollingSync's tables, triggers,
+        // settings, and the document.
+        let lock = try await DatabaseFile.lock(database.db, busyTimeout: database.busyTimeout)
+        defer { withExtendedLifetime(lock) {} }
         let localStore = try LocalStore(writer: queue)
         for table in tableNames {
             try localStore.register(table: table)

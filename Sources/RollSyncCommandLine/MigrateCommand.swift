@@ -58,7 +58,8 @@ struct MigrateCommand: AsyncParsableCommand {
             throw CommandLineError(.usage, "the migration is empty")
         }
 
-        let (_, localStore) = try DatabaseFile.openLocalStore(database.db)
+        let (_, localStore, lock) = try await DatabaseFile.openLocalStore(database.db, busyTimeout: database.busyTimeout)
+        defer { withExtendedLifetime(lock) {} }
         let synced = try localStore.syncedTables().map(\.name)
         let changes: [SchemaChange]
         do {

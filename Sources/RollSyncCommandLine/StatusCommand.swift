@@ -17,7 +17,7 @@ struct StatusCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let queue = try DatabaseFile.open(database.db)
+        let queue = try DatabaseFile.open(database.db, busyTimeout: database.busyTimeout)
         let settings = try DatabaseFile.settings(of: queue, path: database.db)
         let localStore = try LocalStore(writer: queue)
         let pending = try localStore.readPendingChanges { _ in }

@@ -9,6 +9,8 @@ struct SyncSession: Sendable {
     var path: String
     /// The database.
     var database: DatabaseQueue
+    /// This process's lock on the database, held as long as the session lives.
+    var lock: DatabaseLock
     /// Its `rollsync` settings.
     var settings: CommandLineSettings
     /// RollingSync's local store on it.
@@ -21,15 +23,16 @@ struct SyncSession: Sendable {
     var document: DocumentSyncManager
 
     /// Opens the configured database at `path` and its remote store.
-    static func open(path: String, password: EncryptionPasswordSource, environment: [String: String]) async throws -> SyncSession {
-        let database = try DatabaseFile.open(path)
+    static func open(path: String, busyTimeout: Double, password: EncryptionPasswordSource, environment: [String: String]) async throws -> SyncSession {
+        let database = try DatabaseFile.open(path, busyTimeout: busyTimeout)
         let settings = try DatabaseFile.settings(of: database, path: path)
+        let lock = try await DatabaseFile.lock(path, busyTimeout: busyTimeout)
         let localStore = try LocalStore(writer: database)
         let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: environment)
         let application = try makeApplication(store: store, settings: settings, encrypt: settings.encrypted, password: password)
         let document = try makeDocument(application: application, settings: settings, localStore: localStore)
         return SyncSession(
-            path: path, database: database, settings: settings, localStore: localStore, store: store,
+            path: path, database: database, lock: lock, settings: settings, localStore: localStore, store: store,
             application: application, document: document
         )
     }

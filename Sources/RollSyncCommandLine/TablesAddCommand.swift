@@ -23,7 +23,8 @@ struct TablesAddCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let (queue, localStore) = try DatabaseFile.openLocalStore(database.db)
+        let (queue, localStore, lock) = try await DatabaseFile.openLocalStore(database.db, busyTimeout: database.busyTimeout)
+        defer { withExtendedLifetime(lock) {} }
         let synced = Set(try localStore.syncedTables().map { $0.name.lowercased() })
         var requested: [String] = []
         let checked: [String]

@@ -13,7 +13,8 @@ struct TablesListCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let (_, localStore) = try DatabaseFile.openLocalStore(database.db)
+        let (_, localStore, lock) = try await DatabaseFile.openLocalStore(database.db, busyTimeout: database.busyTimeout)
+        defer { withExtendedLifetime(lock) {} }
         try output.console.emit(TablesResult(database: database.db, tables: try SyncedTableLine.all(of: localStore)))
     }
 }

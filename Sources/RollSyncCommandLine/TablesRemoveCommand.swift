@@ -20,10 +20,11 @@ struct TablesRemoveCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let (queue, localStore) = try DatabaseFile.openLocalStore(database.db)
-        // The registered names, read from the registry itself: `LocalStore.syncedTables()` inspects
-        // each table and fails when one was dropped, which is a case this command must handle.
-        let registered = try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_tables ORDER BY name") }
+        let (_, localStore, lock) = try await DatabaseFile.openLocalStore(database.db, busyTimeout: database.busyTimeout)
+        defer { withExtendedLifetime(lock) {} }
+        // Not `syncedTables()`, which inspects each table and fails when one was dropped: a case
+        // this command must handle.
+        let registered = try localStore.registeredTableNames()
         var removing: [String] = []
         for name in names {
             guard let canonical = registered.first(where: { $0.lowercased() == name.lowercased() }) else {
@@ -41,7 +42,7 @@ struct TablesRemoveCommand: AsyncParsableCommand {
         for name in removing {
             try localStore.unregister(table: name)
         }
-        let remaining = try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_tables ORDER BY name") }
+        let remaining = try localStore.registeredTableNames()
         try output.console.emit(
             TablesRemoveResult(database: database.db, removed: removing, discardedPendingChanges: discarded, tables: remaining)
         )

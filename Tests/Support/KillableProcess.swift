@@ -63,6 +63,11 @@ public final class KillableProcess: @unchecked Sendable {
         return stat(errPath, &information) == 0 ? Int(information.st_size) : 0
     }
 
+    /// What the process wrote to standard error so far.
+    public var standardErrorSoFar: String {
+        (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    }
+
     /// Sends `signal` to the tool if it is still running; returns whether it was sent.
     @discardableResult
     public func send(_ signal: Int32) -> Bool {
