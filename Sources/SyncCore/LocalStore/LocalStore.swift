@@ -106,6 +106,12 @@ public final class LocalStore: Sendable {
         try writer.read { db in try Self.syncedTables(in: db) }
     }
 
+    /// The names of the registered tables, without inspecting them: unlike ``syncedTables()``, it
+    /// also answers when a registered table was dropped (so it can be unregistered).
+    public func registeredTableNames() throws -> [String] {
+        try writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_tables ORDER BY name") }
+    }
+
     static func syncedTables(in db: Database) throws -> [SyncedTable] {
         try Row.fetchAll(db, sql: "SELECT id, name FROM rollingsync_tables ORDER BY name").map { row in
             let name: String = row["name"]
