@@ -17,6 +17,7 @@ let sharedSwiftSettings: [SwiftSetting] = [
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
 let package = Package(
     name: "RollingSync",
@@ -36,6 +37,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // MARK: The remote side: protocol, backends, contract suite
@@ -67,7 +69,7 @@ let package = Package(
 
         .target(
             name: "SyncCore",
-            dependencies: ["RemoteProtocol", "CZlib", grdb, crypto, cryptoExtras],
+            dependencies: ["RemoteProtocol", "CZlib", grdb, crypto, cryptoExtras, logging],
             swiftSettings: sharedSwiftSettings
         ),
 
@@ -77,7 +79,7 @@ let package = Package(
             name: "RollSyncCommandLine",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", grdb,
+                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", grdb, logging,
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -160,7 +162,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", "TestSupport", grdb],
+            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", "TestSupport", grdb, logging],
             swiftSettings: sharedSwiftSettings
         ),
     ],

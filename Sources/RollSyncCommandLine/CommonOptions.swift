@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 
 /// `--db FILE`: the SQLite database a command works on.
 struct DatabaseOptions: ParsableArguments {
@@ -38,10 +39,31 @@ struct SessionOptions: ParsableArguments {
     }
 }
 
-/// `--json`: one JSON object per result on standard output, no progress.
+/// `--json`: one JSON object per result on standard output, no progress; `--verbose` and
+/// `--log-level`: RollingSync's log on standard error.
 struct OutputOptions: ParsableArguments {
     @Flag(name: .long, help: "Print one JSON object per result, for scripts; no progress display.")
     var json = false
+
+    @Flag(name: .long, help: "Log what RollingSync does (phases, requests, decisions) on standard error; the same as --log-level debug.")
+    var verbose = false
+
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp("Log on standard error from this level up: trace, debug, info, notice, warning, error, critical.", valueName: "level")
+    )
+    var logLevel: String?
+
+    /// The log level asked for, `nil` for no log.
+    var requestedLogLevel: Logger.Level? {
+        logLevel.flatMap(Logger.Level.init(rawValue:)) ?? (verbose ? .debug : nil)
+    }
+
+    func validate() throws {
+        if let logLevel, Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level takes one of: \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
 
     /// The console these options ask for.
     var console: Console { Console(json: json) }

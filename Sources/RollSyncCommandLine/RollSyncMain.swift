@@ -8,6 +8,7 @@ public enum RollSyncMain {
     public static func run(_ arguments: [String]) async -> Int32 {
         do {
             var command = try RollSyncCommand.parseAsRoot(arguments)
+            CommandLineLogging.configure(level: outputOptions(of: command)?.requestedLogLevel)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -23,6 +24,11 @@ public enum RollSyncMain {
             Console.writeError(text)
             return failure.kind.exitCode
         }
+    }
+
+    /// The command's `OutputOptions` (`--json`, `--verbose`, `--log-level`), if it takes them.
+    private static func outputOptions(of command: any ParsableCommand) -> OutputOptions? {
+        Mirror(reflecting: command).children.lazy.compactMap { ($0.value as? OptionGroup<OutputOptions>)?.wrappedValue }.first
     }
 
     /// Help goes to standard output with 0; every other parser failure is a usage error.

@@ -46,7 +46,8 @@ struct SyncSession: Sendable {
             store: store,
             applicationID: SyncIdentifier(settings.applicationID),
             device: DeviceInfo(clientID: SyncIdentifier(settings.clientID), description: settings.clientDescription, registeredAt: Date()),
-            codecProvider: codecProvider(settings: settings, encrypt: encrypt, password: password)
+            codecProvider: codecProvider(settings: settings, encrypt: encrypt, password: password),
+            logger: CommandLineLogging.logger
         )
     }
 

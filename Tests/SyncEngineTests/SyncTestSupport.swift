@@ -2,6 +2,7 @@ import FileRemote
 import Foundation
 import GRDB
 import InMemoryRemote
+import Logging
 import RemoteProtocol
 import SyncCore
 import TestSupport
@@ -105,7 +106,8 @@ final class TestClient: Sendable {
         codecProvider: any RemoteCodecProvider = PlaintextCodecProvider(),
         schema: String = NotesSchema.sql,
         tables: [String] = NotesSchema.tables,
-        foreignKeys: Bool = true
+        foreignKeys: Bool = true,
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.name = try SyncIdentifier(name)
         directory = try TemporaryDirectory()
@@ -127,7 +129,8 @@ final class TestClient: Sendable {
             store: remote,
             applicationID: Self.applicationID,
             device: DeviceInfo(clientID: self.name, description: "test client \(name)", registeredAt: Date()),
-            codecProvider: codecProvider
+            codecProvider: codecProvider,
+            logger: logger
         )
         manager = try DocumentSyncManager(
             application: application,

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RemoteProtocol
 
 /// Registers a client with an application's remote data, creating that data on first use.
@@ -29,14 +30,26 @@ public actor ApplicationSyncManager {
     private let codecProvider: any RemoteCodecProvider
     private var registration: Task<ApplicationRegistration, any Error>?
 
+    /// Where RollingSync logs what it does (see ``init(store:applicationID:device:codecProvider:logger:)``).
+    nonisolated let logger: Logger
+
     /// Creates a manager for `applicationID` on `store`, registering the client `device`; files
     /// are encoded with the codec `codecProvider` chooses (plaintext by default).
+    ///
+    /// `logger` receives, from this manager and its document managers: at `debug`, each phase of
+    /// a sync or whole-store transfer, each remote request (primitive, path, bytes, duration,
+    /// outcome), each applied or pushed change set, each conflict decision (table, column and
+    /// resolution; never values); at `notice`, what changed local data by a rule or schema change;
+    /// at `warning`, sets held back and failed syncs. Nothing secret (passwords, keys, row values)
+    /// is ever logged. The default logs nothing.
     public init(
         store: any RemoteStore,
         applicationID: SyncIdentifier,
         device: DeviceInfo,
-        codecProvider: any RemoteCodecProvider = PlaintextCodecProvider()
+        codecProvider: any RemoteCodecProvider = PlaintextCodecProvider(),
+        logger: Logger = Logger(label: "rollingsync", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
+        self.logger = logger
         self.store = store
         self.applicationID = applicationID
         self.device = device

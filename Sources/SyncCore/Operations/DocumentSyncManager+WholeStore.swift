@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RemoteProtocol
 
 extension DocumentSyncManager {
@@ -20,6 +21,7 @@ extension DocumentSyncManager {
                 let application = try await self.application.register()
                 guard let key = try self.state.registration()?.integrityKey else { continue }
                 if let upload = try await self.uploadSnapshot(application, key, application.remote) {
+                    self.application.logger.debug("whole store uploaded", metadata: ["document": "\(self.documentID)", "unit": "\(upload.unit)"])
                     return upload
                 }
             }
@@ -72,11 +74,19 @@ extension DocumentSyncManager {
     func installWholeStore(
         from client: SyncIdentifier?, _ integrityKey: String, _ application: ApplicationRegistration, _ remote: CodedRemote
     ) async throws -> WholeStoreDownload? {
-        try await WholeStoreDownloader(
+        let installed = try await WholeStoreDownloader(
             remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey,
             resolver: delegate.conflictResolver,
             progress: { [broadcaster] in broadcaster.send($0) }
         ).installNewest(from: client, into: localStore)
+        if let installed {
+            self.application.logger.debug("whole store installed", metadata: [
+                "document": "\(documentID)", "client": "\(installed.client)", "unit": "\(installed.unit)",
+                "appliedSets": "\(installed.installation.appliedSetCount)", "rebasedRows": "\(installed.installation.rebasedChanges)",
+                "conflicts": "\(installed.installation.conflicts.count)", "rules": "\(installed.installation.warnings.count)",
+            ])
+        }
+        return installed
     }
 
     /// Snapshots the database and uploads it; `nil` (nothing uploaded) if the snapshot holds

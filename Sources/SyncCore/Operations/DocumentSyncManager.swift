@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import GRDB
 import RemoteProtocol
 
@@ -148,7 +149,31 @@ public actor DocumentSyncManager {
         return try await task.value
     }
 
+    /// A sync, logged: its start, the schema changes it followed, and how it ended (see
+    /// ``performUnloggedSync()``).
     func performSync() async throws -> SyncReport {
+        let logger = application.logger
+        let start = ContinuousClock.now
+        logger.debug("sync started", metadata: ["document": "\(documentID)"])
+        do {
+            let report = try await performUnloggedSync()
+            for change in report.schemaChanges {
+                logger.notice("schema change followed", metadata: ["document": "\(documentID)", "change": "\(change)"])
+            }
+            logger.debug("sync finished", metadata: [
+                "document": "\(documentID)", "appliedSets": "\(report.appliedSets)", "appliedChanges": "\(report.appliedChanges)",
+                "pushedChanges": "\(report.pushedChanges)", "conflicts": "\(report.conflicts.count)",
+                "warnings": "\(report.warnings.count)", "requests": "\(report.requests)",
+                "ms": "\((ContinuousClock.now - start).components.seconds * 1000 + (ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000)",
+            ])
+            return report
+        } catch {
+            logger.warning("sync failed", metadata: ["document": "\(documentID)", "error": "\(error)"])
+            throw error
+        }
+    }
+
+    private func performUnloggedSync() async throws -> SyncReport {
         var report = SyncReport()
         defer { broadcaster.send(SyncProgress(phase: .finished)) }
         var application = try await self.application.register()
@@ -157,7 +182,7 @@ public actor DocumentSyncManager {
         } catch {
             throw SyncError(.local, "the schema of the synced tables cannot be followed: \(error)", underlying: error)
         }
-        let counter = CountingRemoteStore(application.remote.store)
+        let counter = CountingRemoteStore(application.remote.store, logger: self.application.logger)
         var remote = application.remote.replacingStore(counter)
         var local = try state.registration()
         var uploadAfterSync = false
@@ -191,6 +216,7 @@ public actor DocumentSyncManager {
                 localStore: localStore,
                 state: state,
                 resolver: delegate.conflictResolver,
+                logger: self.application.logger,
                 progress: { [broadcaster] in broadcaster.send($0) }
             )
             switch try await synchronizer.run(into: &report) {

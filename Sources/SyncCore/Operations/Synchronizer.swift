@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RemoteProtocol
 
 /// One synchronization pass of a registered document (TICoreDataSync's pre-sync, sync and
@@ -46,6 +47,8 @@ struct Synchronizer: Sendable {
     let localStore: LocalStore
     let state: LocalSyncState
     let resolver: ConflictResolver
+    /// Receives what the pass does (see ``ApplicationSyncManager/init(store:applicationID:device:codecProvider:logger:)``).
+    let logger: Logger
     let progress: @Sendable (SyncProgress) -> Void
 
     /// A change set of another client found in the listing.
@@ -61,6 +64,10 @@ struct Synchronizer: Sendable {
             return .registrationLost
         }
         guard let listing = try await listUnappliedSets() else { return .registrationLost }
+        logger.debug("listed change sets", metadata: [
+            "clients": "\(listing.all.count)", "toApply": "\(listing.unapplied.count)",
+            "missingHistory": "\(listing.missingHistory.map { "\($0)" } ?? "none")",
+        ])
         if let client = listing.missingHistory { return .historyMissing(client: client) }
         // Settle an upload an earlier sync left unknown before applying, so changes that are in
         // fact published are not treated as unpushed by conflict detection.
@@ -151,12 +158,18 @@ struct Synchronizer: Sendable {
                             report.warnings.append(
                                 .upgradeRequired(table: table, column: column, fromClient: set.client, fileName: set.name.fileName)
                             )
+                            logger.warning("change set held back: it needs a newer schema", metadata: [
+                                "set": "\(set.name.fileName)", "client": "\(set.client)", "table": "\(table)", "column": "\(column ?? "(table)")",
+                            ])
                             heldBack.insert(set.client)
                         }
                     case .ready(let file)?:
                         file.remove()
                     case .unreadable(let reason)? where !heldBack.contains(set.client):
                         report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: reason))
+                        logger.warning("change set held back: unreadable", metadata: [
+                            "set": "\(set.name.fileName)", "client": "\(set.client)", "reason": "\(reason)",
+                        ])
                         heldBack.insert(set.client)
                     case .unreadable?, nil:
                         break
@@ -188,6 +201,29 @@ struct Synchronizer: Sendable {
         }
     }
 
+    /// A conflict decision for the log: the kind only (a merged value is never logged).
+    static func describe(_ resolution: ConflictResolution) -> String {
+        switch resolution {
+        case .local: "local"
+        case .remote: "remote"
+        case .merged: "merged"
+        }
+    }
+
+    /// A rule's warning for the log: its kind and table, never the row's key or values.
+    static func describe(_ warning: ApplyReport.Warning) -> String {
+        switch warning {
+        case .remoteDeleteDiscardedLocalChanges(let table, _): "remoteDeleteDiscardedLocalChanges(\(table))"
+        case .changeToDeletedRowIgnored(let table, _): "changeToDeletedRowIgnored(\(table))"
+        case .referenceCleared(let table, _, let columns, let parent): "referenceCleared(\(table).\(columns.joined(separator: ",")) → \(parent))"
+        case .rowRemovedWithDeletedParent(let table, _, let parent): "rowRemovedWithDeletedParent(\(table) → \(parent))"
+        case .rowRemovedByUniqueConstraint(let table, _, _): "rowRemovedByUniqueConstraint(\(table))"
+        case .changeRejectedByConstraint(let table, _, _): "changeRejectedByConstraint(\(table))"
+        case .droppedColumnIgnored(let table, let column): "droppedColumnIgnored(\(table).\(column))"
+        case .unsyncedTableIgnored(let table): "unsyncedTableIgnored(\(table))"
+        }
+    }
+
     /// How many change sets are downloaded ahead of the one being applied.
     static let downloadsAhead = 4
 
@@ -213,6 +249,18 @@ struct Synchronizer: Sendable {
     }
 
     private func record(_ applied: ApplyReport, from client: SyncIdentifier, into report: inout SyncReport) {
+        logger.debug("applied change set", metadata: [
+            "set": "\(applied.setID)", "client": "\(client)", "inserted": "\(applied.insertedRows)", "updated": "\(applied.updatedRows)",
+            "deleted": "\(applied.deletedRows)", "stale": "\(applied.staleValuesIgnored)", "alreadyApplied": "\(applied.wasAlreadyApplied)",
+        ])
+        for decided in applied.conflicts {
+            logger.debug("conflict decided", metadata: [
+                "table": "\(decided.conflict.table)", "column": "\(decided.conflict.column)", "resolution": "\(Self.describe(decided.resolution))",
+            ])
+        }
+        for warning in applied.warnings {
+            logger.notice("rule applied", metadata: ["client": "\(client)", "warning": "\(Self.describe(warning))"])
+        }
         report.applyReports.append(applied)
         if !applied.wasAlreadyApplied {
             report.appliedSets += 1
@@ -251,7 +299,11 @@ struct Synchronizer: Sendable {
         let scratch = try LocalScratchFile()
         defer { scratch.remove() }
         let setID = UUID().uuidString
-        report.warnings += try local { try localStore.settleReferencesOfPendingChanges() }.map { .settledLocally($0) }
+        let settled = try local { try localStore.settleReferencesOfPendingChanges() }
+        for warning in settled {
+            logger.notice("rule applied before the push", metadata: ["warning": "\(Self.describe(warning))"])
+        }
+        report.warnings += settled.map { .settledLocally($0) }
         guard let pending = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
             return
         }
@@ -269,6 +321,9 @@ struct Synchronizer: Sendable {
                 bytesDone: Int64(pending.summary.byteCount), bytesTotal: Int64(pending.summary.byteCount)
             )
         )
+        logger.debug("pushed change set", metadata: [
+            "set": "\(outgoing.name.fileName)", "changes": "\(pending.summary.changeCount)", "bytes": "\(pending.summary.byteCount)",
+        ])
         report.pushedChanges = pending.summary.changeCount
         report.pushedSetName = outgoing.name.fileName
     }

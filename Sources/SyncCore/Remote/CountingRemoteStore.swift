@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RemoteProtocol
 import Synchronization
 
@@ -7,7 +8,8 @@ import Synchronization
 ///
 /// Every call of a primitive counts as one request, failed calls included. Bytes are the sizes of
 /// the local files uploaded and of the files downloaded (copies happen on the server and move no
-/// bytes through the client as far as this store can tell).
+/// bytes through the client as far as this store can tell). Each request is also logged at
+/// `debug` to `logger`: the primitive, the remote path, bytes, duration and outcome.
 public final class CountingRemoteStore: RemoteStore {
     /// What was counted so far.
     public struct Counts: Sendable, Hashable {
@@ -26,9 +28,12 @@ public final class CountingRemoteStore: RemoteStore {
     public let base: any RemoteStore
     private let state = Mutex(Counts())
 
-    /// Counts the calls made to `base` through this store.
-    public init(_ base: any RemoteStore) {
+    private let logger: Logger
+
+    /// Counts (and logs to `logger`, by default nowhere) the calls made to `base` through this store.
+    public init(_ base: any RemoteStore, logger: Logger = Logger(label: "rollingsync", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.base = base
+        self.logger = logger
     }
 
     /// The counts so far.
@@ -37,50 +42,64 @@ public final class CountingRemoteStore: RemoteStore {
     public var capabilities: RemoteCapabilities { base.capabilities }
 
     public func exists(_ path: RemotePath) async throws -> RemoteItem? {
-        count()
-        return try await base.exists(path)
+        try await request("exists", path) { try await base.exists(path) }
     }
 
     public func createDirectory(at path: RemotePath) async throws {
-        count()
-        try await base.createDirectory(at: path)
+        try await request("createDirectory", path) { try await base.createDirectory(at: path) }
     }
 
     public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
-        count()
-        try await base.upload(contentsOf: localFile, to: path)
         let size = Self.size(of: localFile)
+        try await request("upload", path, bytes: size) { try await base.upload(contentsOf: localFile, to: path) }
         state.withLock { $0.bytesUploaded += size }
     }
 
     public func download(_ path: RemotePath, to localFile: URL) async throws {
-        count()
-        try await base.download(path, to: localFile)
+        try await request("download", path, bytes: nil) { try await base.download(path, to: localFile) }
         let size = Self.size(of: localFile)
         state.withLock { $0.bytesDownloaded += size }
     }
 
     public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
-        count()
-        try await base.copy(source, to: destination)
+        try await request("copy", source) { try await base.copy(source, to: destination) }
     }
 
     public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
-        count()
-        return try await base.list(directory)
+        try await request("list", directory) { try await base.list(directory) }
     }
 
     public func delete(_ path: RemotePath) async throws {
-        count()
-        try await base.delete(path)
+        try await request("delete", path) { try await base.delete(path) }
     }
 
     public func close() async {
         await base.close()
     }
 
-    private func count() {
+    /// Counts one request of `primitive` and logs it once it has ended.
+    private func request<Result>(
+        _ primitive: String, _ path: RemotePath, bytes: Int64? = nil, _ body: () async throws -> Result
+    ) async throws -> Result {
         state.withLock { $0.requests += 1 }
+        let start = ContinuousClock.now
+        func log(_ outcome: String) {
+            let duration = ContinuousClock.now - start
+            var metadata: Logger.Metadata = [
+                "primitive": "\(primitive)", "path": "\(path)", "outcome": "\(outcome)",
+                "ms": "\(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)",
+            ]
+            if let bytes { metadata["bytes"] = "\(bytes)" }
+            logger.debug("remote request", metadata: metadata)
+        }
+        do {
+            let result = try await body()
+            log("ok")
+            return result
+        } catch {
+            log((error as? RemoteStoreError).map { "\($0.code)" } ?? "failed")
+            throw error
+        }
     }
 
     private static func size(of file: URL) -> Int64 {
