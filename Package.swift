@@ -43,7 +43,7 @@ let package = Package(
         // MARK: The remote side: protocol, backends, contract suite
 
         .target(name: "RemoteProtocol", swiftSettings: sharedSwiftSettings),
-        .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .target(name: "RemoteTransportSupport", dependencies: ["RemoteProtocol", logging], swiftSettings: sharedSwiftSettings),
         .target(name: "InMemoryRemote", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .target(
             name: "FileRemote",
@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
         .testTarget(
             name: "RemoteTransportSupportTests",
-            dependencies: ["RemoteTransportSupport"],
+            dependencies: ["RemoteTransportSupport", logging],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

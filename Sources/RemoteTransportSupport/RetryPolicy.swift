@@ -1,3 +1,4 @@
+import Logging
 import RemoteProtocol
 
 /// How a network backend retries a call that failed with a retryable ``RemoteStoreError``
@@ -5,6 +6,8 @@ import RemoteProtocol
 ///
 /// Delays grow exponentially from ``initialDelay`` up to ``maximumDelay``. Only idempotent calls
 /// may be retried; the caller decides which those are. Cancellation stops the retries at once.
+/// Each retry is logged at `debug` to ``logger`` (the error's code and path, the attempt, the
+/// delay); by default nowhere.
 public struct RetryPolicy: Sendable {
     /// How many times the call is made at most (1 = no retry).
     public var maximumAttempts: Int
@@ -12,6 +15,8 @@ public struct RetryPolicy: Sendable {
     public var initialDelay: Duration
     /// The longest delay between two attempts.
     public var maximumDelay: Duration
+    /// Where retries are logged.
+    public var logger = Logger(label: "rollingsync.retry", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Creates a policy.
     public init(maximumAttempts: Int = 4, initialDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(5)) {
@@ -47,6 +52,10 @@ public struct RetryPolicy: Sendable {
                 return try await operation()
             } catch let error as RemoteStoreError where error.isRetryable && attempt < maximumAttempts {
                 attempt += 1
+                logger.debug("retrying", metadata: [
+                    "code": "\(error.code)", "path": "\(error.path.map { "\($0)" } ?? "")",
+                    "attempt": "\(attempt)", "of": "\(maximumAttempts)", "delay": "\(delay(beforeAttempt: attempt))",
+                ])
                 try await Task.sleep(for: delay(beforeAttempt: attempt))
                 await beforeRetry(error)
             }

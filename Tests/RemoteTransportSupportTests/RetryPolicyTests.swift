@@ -1,3 +1,4 @@
+import Logging
 import RemoteProtocol
 import RemoteTransportSupport
 import Synchronization
@@ -49,5 +50,44 @@ struct RetryPolicyTests {
         #expect(policy.delay(beforeAttempt: 3) == .milliseconds(200))
         #expect(policy.delay(beforeAttempt: 4) == .milliseconds(350))
         #expect(policy.delay(beforeAttempt: 9) == .milliseconds(350))
+    }
+
+    @Test func retriesAreLoggedWithTheirAttemptAndCode() async throws {
+        let lines = RecordedLines()
+        var policy = fastPolicy
+        policy.logger = Logger(label: "test", factory: { _ in RecordingHandler(lines: lines) })
+        let calls = Mutex(0)
+        _ = try await policy.run {
+            if calls.withLock({ $0 += 1; return $0 }) < 3 { throw RemoteStoreError(.timedOut) }
+            return ()
+        }
+        let logged = lines.all
+        #expect(logged.count == 2)
+        #expect(logged.allSatisfy { $0.contains("retrying") && $0.contains("code=timedOut") })
+        #expect(logged.last?.contains("attempt=3") == true)
+    }
+}
+
+/// Lines logged, shared by the handlers of a test.
+private final class RecordedLines: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+}
+
+/// A log handler appending each record, message and metadata, as one line.
+private struct RecordingHandler: LogHandler {
+    let lines: RecordedLines
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let fields = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        lines.append((["\(event.message)"] + fields).joined(separator: " "))
     }
 }
