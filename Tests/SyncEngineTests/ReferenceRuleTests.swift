@@ -188,6 +188,27 @@ struct ReferenceRuleTests {
         #expect(try clients[0].count("note_tag") == 0, "the join row of the removed tag follows it (ON DELETE CASCADE)")
     }
 
+    @Test("a key deleted and created again comes back on every client, also when its set arrives late")
+    func keyCreatedAgain() async throws {
+        let clients = try await Self.clients()
+        let (anna, ben) = (clients[0], clients[1])
+        try anna.execute("INSERT INTO tag VALUES ('k', 'first life')")
+        for client in clients { try await client.sync() }
+        try anna.execute("DELETE FROM tag WHERE id = 'k'")
+        try await anna.sync()
+        try await ben.sync()
+        try anna.execute("INSERT INTO tag VALUES ('k', 'second life')")
+        try await anna.sync()
+        // Ben's own write moves his clock past Anna's set, so it arrives as a late set.
+        try ben.execute("INSERT INTO note_null VALUES ('later', NULL, 'Ben writes after Anna')")
+        _ = try ben.localStore.currentClock()
+        try await Self.settle(clients, "key created again")
+        #expect(try ben.value("SELECT label FROM tag WHERE id = 'k'") == "second life".databaseValue)
+        try anna.execute("UPDATE tag SET label = 'edited' WHERE id = 'k'")
+        try await Self.settle(clients, "edit after the re-creation")
+        #expect(try clients[2].value("SELECT label FROM tag WHERE id = 'k'") == "edited".databaseValue)
+    }
+
     @Test("a change refused by a CHECK constraint is skipped and reported; the rest of the set applies")
     func checkConstraintRejection() async throws {
         let remote = try TestRemote(.memory)

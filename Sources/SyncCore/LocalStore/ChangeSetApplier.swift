@@ -7,8 +7,9 @@ import GRDB
 ///
 /// Rules (all deterministic, so every client converges):
 /// - **Insert** of a new key creates the row. An insert for a key that exists is merged into the
-///   row column by column like an update (upsert). An insert or update for a key deleted here
-///   (tombstone, or an unpushed local deletion) is ignored with a warning: deletions win.
+///   row column by column like an update (upsert). An update for a key deleted here (tombstone,
+///   or an unpushed local deletion) is ignored with a warning: deletions win; so is an insert,
+///   unless it is newer than the tombstone (the key was created again after its deletion).
 /// - **Update** of a column with an unpushed local edit and a different value is a ``Conflict``,
 ///   decided by the resolver; a local edit that loses (or has the same value as a newer remote
 ///   write) is superseded and no longer pending (see `merge`). Without a local edit, the value
@@ -46,11 +47,16 @@ struct ChangeSetApplier {
     private let droppedColumns: [String: Set<String>]
     /// Lowercased names of the tables removed from synchronization (their changes are ignored).
     private let unsyncedTables: Set<String>
+    /// Whether each table (by id) has tombstones, read when a row is first inserted into it.
+    private var tablesWithTombstones: [Int64: Bool] = [:]
     /// The unique constraints other than the key, read when a collision first needs them.
     private var uniqueConstraints: UniqueConstraints
 
     private struct StatementKey: Hashable {
-        enum Purpose { case insert, update, delete, select, pending, tombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone, dropPendingEdit }
+        enum Purpose {
+            case insert, update, delete, select, pending, tombstone, dropTombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone
+            case dropPendingEdit
+        }
         var purpose: Purpose
         var table: String = ""
         var columns: [String] = []
@@ -176,7 +182,7 @@ struct ChangeSetApplier {
                 touchedRows[table.name, default: []].append(change.key)
             }
             let locallyDeleted = pending.deleteClock.map { deleted in pending.insertClock.map { $0 < deleted } ?? true } ?? false
-            let tombstoned = try isTombstoned(table: table, key: change.key)
+            let tombstoned = try isTombstoned(table: table, key: change.key, against: change)
             if locallyDeleted || tombstoned {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
@@ -206,12 +212,31 @@ struct ChangeSetApplier {
         return pending
     }
 
-    private mutating func isTombstoned(table: SyncedTable, key: DatabaseValue) throws -> Bool {
+    /// Whether a deletion known here wins over `change`: a tombstone older than an incoming
+    /// **insert** does not (the key was created again after its deletion, by a client that had
+    /// seen it: the later of the two wins, as for any write); any other change of a deleted key is
+    /// ignored. Sets that are not late are newer than every tombstone, so they skip the lookup.
+    private mutating func isTombstoned(table: SyncedTable, key: DatabaseValue, against change: RowChange) throws -> Bool {
         guard isLate else { return false }
         let statement = try statement(StatementKey(purpose: .tombstone)) {
-            "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)"
+            "SELECT clock FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?"
         }
-        return try Bool.fetchOne(statement, arguments: [table.id, key]) ?? false
+        guard let clock = try Int64.fetchOne(statement, arguments: [table.id, key]) else { return false }
+        return !(change.kind == .insert && change.clock.databaseInteger > clock)
+    }
+
+    /// Forgets the tombstone of a key created again (see ``isTombstoned(table:key:against:)``), so
+    /// that later changes of the new row are not taken for changes of a deleted one.
+    private mutating func dropTombstone(table: SyncedTable, key: DatabaseValue) throws {
+        if tablesWithTombstones[table.id] == nil {
+            tablesWithTombstones[table.id] = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ?)", arguments: [table.id]
+            ) ?? false
+        }
+        guard tablesWithTombstones[table.id] == true else { return }
+        try statement(StatementKey(purpose: .dropTombstone)) {
+            "DELETE FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?"
+        }.execute(arguments: [table.id, key])
     }
 
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
@@ -234,6 +259,7 @@ struct ChangeSetApplier {
             return true
         }
         guard db.changesCount == 1 else { return false }
+        try dropTombstone(table: table, key: change.key)
         // No cell clocks for a new row: any other write of it happens after its creating set was
         // seen, so with a newer clock (the receive rule), and must win against every value here.
         report.insertedRows += 1

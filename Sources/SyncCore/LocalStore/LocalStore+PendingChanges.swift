@@ -89,7 +89,8 @@ extension LocalStore {
 
     /// Records that a set written by ``writePendingChangeSet(to:setID:)`` was uploaded: removes the
     /// changes it contained from the log, remembers their clocks (per updated cell, and deleted
-    /// keys) for last-writer-wins against late remote changes, and records the set id as applied
+    /// keys, except keys created again after their deletion, whose tombstones go) for
+    /// last-writer-wins against late remote changes, and records the set id as applied
     /// (so a whole-store copy of this database is known to contain it). Changes made after the set
     /// was written stay pending. Calling it twice for the same set is harmless.
     public func markPushed(_ pushed: PendingChangeSet) throws {
@@ -107,6 +108,9 @@ extension LocalStore {
                     ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock);
                     DELETE FROM rollingsync_cell_clocks WHERE (table_id, row_key) IN (
                         SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? AND op = ?);
+                    DELETE FROM rollingsync_tombstones WHERE (table_id, row_key) IN (
+                        SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? GROUP BY table_id, row_key
+                        HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1));
                     DELETE FROM rollingsync_changes WHERE seq <= ?;
                     INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock)
                     VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
@@ -115,6 +119,7 @@ extension LocalStore {
                     clientID, pushed.lastSequence, LocalStoreSchema.updateOperation,
                     pushed.lastSequence, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence, LocalStoreSchema.deleteOperation,
+                    pushed.lastSequence, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence,
                     pushed.summary.header.setID, clientID, pushed.summary.changeCount,
                     pushed.summary.maximumClock.databaseInteger,
