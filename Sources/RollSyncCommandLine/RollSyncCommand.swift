@@ -6,7 +6,7 @@ public struct RollSyncCommand: AsyncParsableCommand {
         commandName: "rollsync",
         abstract: "Keep SQLite databases in sync through a folder, SFTP or WebDAV.",
         discussion: """
-            Start with `rollsync demo`. For your own database: `rollsync init --db FILE --remote URL --table NAME…`, then `rollsync sync --db FILE` on every machine.
+            Start with `rollsync demo`. For your own database: `rollsync init --db FILE --remote URL --table NAME…`, then `rollsync sync --db FILE` on every machine, or keep `rollsync watch --db FILE` running.
 
             Schema changes: ALTER TABLE … ADD COLUMN needs nothing; DROP or RENAME COLUMN and table rebuilds go through `rollsync migrate`; `rollsync tables add NAME…` starts syncing more tables.
 
@@ -21,7 +21,7 @@ public struct RollSyncCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, SyncCommand.self, StatusCommand.self, PushStoreCommand.self, PullStoreCommand.self,
             DocumentsCommand.self, ClientsCommand.self, DeleteClientCommand.self, DeleteDocumentCommand.self, VacuumCommand.self,
-            ChangePasswordCommand.self, TablesCommand.self, MigrateCommand.self,
+            ChangePasswordCommand.self, TablesCommand.self, MigrateCommand.self, WatchCommand.self,
         ]
     )
 

@@ -78,12 +78,20 @@ struct SyncResult: CommandResult, Codable {
     }
 
     var humanLines: [String] {
-        var lines = [
-            "\(database): applied \(appliedChanges) changes from \(appliedSets) change sets, pushed \(pushedChanges) changes; "
-                + "\(requests) requests, \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
-                + String(format: "%.2f s", seconds)
-        ]
-        lines += (schemaChanges ?? []).map { "  schema: \($0.text)" }
+        ["\(database): \(summary)"] + detailLines
+    }
+
+    /// What the sync did, in one line without the database: `applied … changes from … change sets,
+    /// pushed … changes; … requests, … up, … down, … s`.
+    var summary: String {
+        "applied \(appliedChanges) changes from \(appliedSets) change sets, pushed \(pushedChanges) changes; "
+            + "\(requests) requests, \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
+            + String(format: "%.2f s", seconds)
+    }
+
+    /// The indented lines under the summary: schema changes followed, conflicts, warnings.
+    var detailLines: [String] {
+        var lines = (schemaChanges ?? []).map { "  schema: \($0.text)" }
         lines += conflicts.map {
             "  conflict: \($0.table) \($0.key) \($0.column): here \($0.local), elsewhere \($0.remote) → kept \($0.kept)"
         }

@@ -63,6 +63,11 @@ public final class KillableProcess: @unchecked Sendable {
         return stat(errPath, &information) == 0 ? Int(information.st_size) : 0
     }
 
+    /// What the process wrote to standard output so far (a long-running tool's lines as they come).
+    public var standardOutputSoFar: String {
+        (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    }
+
     /// What the process wrote to standard error so far.
     public var standardErrorSoFar: String {
         (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""

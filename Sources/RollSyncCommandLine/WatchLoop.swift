@@ -1,0 +1,295 @@
+import Foundation
+import GRDB
+import RemoteProtocol
+import SyncCore
+
+/// What `rollsync watch` runs: the library's ``AutomaticSync`` on the database, plus a cheap check
+/// for writes made by other processes, until a stop is requested.
+///
+/// - **Syncs** all go through the document manager, which runs one at a time (a request while one
+///   runs starts a single follow-up), and this process holds the database's `rollsync` lock for as
+///   long as it runs, so no other `rollsync` syncs the same file meanwhile.
+/// - **AutomaticSync** syncs at the start, checks the remote every `interval` (a sync when another
+///   client synced or local changes are pending), backs off on failures up to `maximumBackoff`,
+///   and syncs `delay` after commits of *this* process's connection that touch the change log.
+/// - **Writes by other processes** (the application, `sqlite3`), which AutomaticSync's observation
+///   of its own connection does not see, are noticed by reading `PRAGMA data_version` every
+///   `localCheckInterval` (it changes when another connection commits, unlike `max(seq)` of the
+///   change log, which can come back to an earlier value; a few microseconds, no lock kept):
+///   `delay` later, if changes are pending, a sync runs. After a failure, nothing is
+///   started from here until a sync or remote check succeeds again: AutomaticSync's backed-off
+///   checks push pending changes when the remote is back.
+/// - **The remote** is opened (for a folder: found) at the start, retried with the same back-off
+///   while it fails, so `watch` can start before a share is mounted or a server is up.
+/// - **Stopping** (``requestStop(signal:)``): no new sync starts, the running one finishes and is
+///   reported, then ``run()`` returns.
+actor WatchLoop {
+    /// How often things happen.
+    struct Timing: Sendable {
+        /// After local changes, before the sync.
+        var delay: Duration
+        /// Between remote checks.
+        var interval: Duration
+        /// The longest wait between attempts while failing.
+        var maximumBackoff: Duration
+        /// Between checks of the database for other processes' commits.
+        var localCheckInterval: Duration
+
+        /// AutomaticSync's configuration.
+        var configuration: AutomaticSyncConfiguration {
+            AutomaticSyncConfiguration(delayAfterLocalChanges: delay, pollInterval: interval, maximumBackoff: maximumBackoff)
+        }
+
+        /// The wait after a failure when the previous wait was `previous` (zero at first): doubling
+        /// from `interval` up to `maximumBackoff`, as AutomaticSync does.
+        func backoff(after previous: Duration) -> Duration {
+            min(max(previous * 2, interval), maximumBackoff)
+        }
+    }
+
+    private let path: String
+    private let busyTimeout: Double
+    private let password: EncryptionPasswordSource
+    private let environment: [String: String]
+    private let timing: Timing
+    private let json: Bool
+
+    private let stopRequests: AsyncStream<Void>
+    private let stopContinuation: AsyncStream<Void>.Continuation
+    private var stopSignal: String?
+    private var stopRequested = false
+    private var startup: Task<SyncSession, any Error>?
+
+    private var session: SyncSession?
+    private var automatic: AutomaticSync?
+    private var eventsTask: Task<Void, Never>?
+    private var localWritesTask: Task<Void, Never>?
+
+    /// When AutomaticSync's next remote check is due (for the retry time of a failed sync started here).
+    private var nextRemoteCheck = ContinuousClock.now
+    /// AutomaticSync's remote checks so far (its first one is the start sync).
+    private var remoteChecks = 0
+    /// True from a failure until the next success.
+    private var failing = false
+    private var consecutiveFailures = 0
+    private var syncs = 0
+    private var failures = 0
+
+    init(path: String, busyTimeout: Double, password: EncryptionPasswordSource, environment: [String: String], timing: Timing, json: Bool) {
+        self.path = path
+        self.busyTimeout = busyTimeout
+        self.password = password
+        self.environment = environment
+        self.timing = timing
+        self.json = json
+        (stopRequests, stopContinuation) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Opens the database and the remote, then keeps them in sync until ``requestStop(signal:)``.
+    /// - Throws: what opening the database throws (missing, not set up, busy, another `rollsync`
+    ///   holding it past the busy timeout) and remote errors that waiting cannot fix (a missing
+    ///   password, an unsupported URL); never a remote failure once running.
+    func run() async throws {
+        let startup = Task { try await self.openSession() }
+        self.startup = startup
+        if stopRequested { startup.cancel() }
+        let session: SyncSession
+        do {
+            session = try await startup.value
+        } catch {
+            guard stopRequested else { throw error }
+            emitStopped()
+            return
+        }
+        guard !stopRequested else {
+            emitStopped()
+            return
+        }
+        self.session = session
+        let automatic = AutomaticSync(manager: session.document, configuration: timing.configuration)
+        self.automatic = automatic
+        eventsTask = Task {
+            for await event in automatic.events {
+                await self.handle(event)
+            }
+        }
+        localWritesTask = Task { await self.watchLocalWrites(session) }
+        nextRemoteCheck = .now
+        await automatic.start()
+        for await _ in stopRequests { break }
+        await shutDown()
+    }
+
+    /// Asks ``run()`` to stop: at once while starting, else after the running sync.
+    func requestStop(signal: String) {
+        guard !stopRequested else { return }
+        stopRequested = true
+        stopSignal = signal
+        startup?.cancel()
+        stopContinuation.yield()
+    }
+
+    // MARK: Starting
+
+    private func openSession() async throws -> SyncSession {
+        let database = try DatabaseFile.open(path, busyTimeout: busyTimeout)
+        let settings = try DatabaseFile.settings(of: database, path: path)
+        let lock = try await DatabaseFile.lock(path, busyTimeout: busyTimeout)
+        let localStore = try LocalStore(writer: database)
+        emit(
+            WatchLine.Started(
+                database: path, remote: settings.remoteLocation.displayURL, delaySeconds: WatchLine.seconds(timing.delay),
+                intervalSeconds: WatchLine.seconds(timing.interval), maximumBackoffSeconds: WatchLine.seconds(timing.maximumBackoff),
+                at: Date()
+            )
+        )
+        let store = try await openRemote(settings.remoteLocation)
+        let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: settings.encrypted, password: password)
+        let document = try SyncSession.makeDocument(application: application, settings: settings, localStore: localStore)
+        return SyncSession(
+            path: path, database: database, lock: lock, settings: settings, localStore: localStore, store: store,
+            application: application, document: document
+        )
+    }
+
+    /// Opens the remote store, retrying with back-off while it fails as a remote (a folder not
+    /// mounted yet, a server down); other failures are thrown.
+    private func openRemote(_ location: RemoteLocation) async throws -> any RemoteStore {
+        var delay = Duration.zero
+        while true {
+            do {
+                return try await location.open(registry: .withRollSyncBackends(), environment: environment)
+            } catch {
+                guard let failure = CommandLineError(classifying: error), failure.kind == .remote else { throw error }
+                delay = timing.backoff(after: delay)
+                report(failure, trigger: .start, retryIn: delay)
+                try await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    // MARK: Running
+
+    /// Reports what AutomaticSync did.
+    private func handle(_ event: AutomaticSyncEvent) async {
+        switch event {
+        case .synced(let report, let trigger):
+            let line: WatchLine.Trigger = switch trigger {
+            case .start: .start
+            case .localChanges: .localChanges
+            case .poll: .remoteCheck
+            }
+            if line != .localChanges {
+                remoteChecks += 1
+                nextRemoteCheck = .now + timing.interval
+            }
+            await reportSuccess(report, trigger: line)
+        case .upToDate:
+            remoteChecks += 1
+            nextRemoteCheck = .now + timing.interval
+            if failing {
+                emit(WatchLine.Recovered(at: Date()))
+            }
+            failing = false
+            consecutiveFailures = 0
+        case .failed(let error, let retryIn):
+            nextRemoteCheck = .now + retryIn
+            report(error, trigger: remoteChecks == 0 ? .start : .remoteCheck, retryIn: retryIn)
+            remoteChecks += 1
+        }
+    }
+
+    /// Notices commits of other connections through `PRAGMA data_version` and syncs `delay` after
+    /// them if local changes are pending, unless failing (see the type's documentation). Ends when
+    /// cancelled; a sync in progress finishes first.
+    private func watchLocalWrites(_ session: SyncSession) async {
+        let database = session.database
+        @Sendable func dataVersion() async throws -> Int {
+            try await database.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+        }
+        var version = try? await dataVersion()
+        var noticed = false
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: timing.localCheckInterval)
+                let current = try await dataVersion()
+                if current != version {
+                    version = current
+                    noticed = true
+                }
+                guard noticed, !failing else { continue }
+                noticed = false
+                try await Task.sleep(for: timing.delay)
+                guard try session.localStore.hasPendingChanges() else { continue }
+                await syncForLocalChanges(session)
+            } catch is CancellationError {
+                return
+            } catch {
+                // The database could not be read (busy longer than the busy timeout): the next
+                // check tries again, and AutomaticSync's checks report lasting trouble.
+                continue
+            }
+        }
+    }
+
+    private func syncForLocalChanges(_ session: SyncSession) async {
+        do {
+            let report = try await session.document.synchronize()
+            await reportSuccess(report, trigger: .localChanges)
+        } catch {
+            report(error, trigger: .localChanges, retryIn: max(nextRemoteCheck - .now, .zero))
+        }
+    }
+
+    // MARK: Stopping
+
+    private func shutDown() async {
+        localWritesTask?.cancel()
+        await automatic?.stop()
+        await localWritesTask?.value
+        await eventsTask?.value
+        emitStopped()
+    }
+
+    // MARK: Reporting
+
+    private func reportSuccess(_ report: SyncReport, trigger: WatchLine.Trigger) async {
+        guard let session else { return }
+        syncs += 1
+        let recovered = failing
+        failing = false
+        consecutiveFailures = 0
+        let result: SyncResult
+        do {
+            // In a task of its own: the last sync is recorded even while stopping (a cancelled
+            // task's database accesses are refused).
+            result = try await Task { try await session.recordSync(report) }.value
+        } catch {
+            result = SyncResult(database: session.path, report: report)
+            let reason = CommandLineError(classifying: error)?.message ?? "\(error)"
+            Console.writeError("rollsync: the sync could not be recorded as the last one in \(path): \(reason)\n")
+        }
+        emit(WatchLine.Synced(result: result, trigger: trigger, recovered: recovered))
+    }
+
+    private func report(_ error: any Error, trigger: WatchLine.Trigger, retryIn: Duration) {
+        failing = true
+        consecutiveFailures += 1
+        failures += 1
+        let failure = CommandLineError(classifying: error) ?? CommandLineError(.remote, "\(error)")
+        emit(
+            WatchLine.Failed(
+                trigger: trigger, error: failure.message, hint: failure.hint, exitCode: failure.kind.exitCode,
+                retryInSeconds: WatchLine.seconds(retryIn), consecutiveFailures: consecutiveFailures, at: Date()
+            )
+        )
+    }
+
+    private func emitStopped() {
+        emit(WatchLine.Stopped(signal: stopSignal, syncs: syncs, failures: failures, at: Date()))
+    }
+
+    private func emit(_ line: some CommandResult) {
+        WatchLine.emit(line, json: json)
+    }
+}
