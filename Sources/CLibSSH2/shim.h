@@ -17,4 +17,38 @@ static inline int clibssh2_runtime_version_number(void) {
     return LIBSSH2_VERSION_NUM;
 }
 
+/// What the server said when it ended the connection with SSH_MSG_DISCONNECT, recorded by
+/// clibssh2_record_disconnects: how the library tells a server that closed the connection on
+/// purpose (with its reason) from one that merely dropped it, since libssh2 1.10 reports both,
+/// during authentication, as a refused key.
+typedef struct {
+    int received;
+    int reason;
+    char message[256];
+} clibssh2_disconnect_record;
+
+static void clibssh2_disconnect_callback(LIBSSH2_SESSION *session, int reason, const char *message, int message_length,
+                                         const char *language, int language_length, void **abstract) {
+    (void)session;
+    (void)language;
+    (void)language_length;
+    clibssh2_disconnect_record *record = abstract ? (clibssh2_disconnect_record *)*abstract : NULL;
+    if (!record) return;
+    record->received = 1;
+    record->reason = reason;
+    int length = 0;
+    if (message && message_length > 0) {
+        length = message_length < (int)sizeof(record->message) - 1 ? message_length : (int)sizeof(record->message) - 1;
+        for (int i = 0; i < length; i++) record->message[i] = message[i];
+    }
+    record->message[length] = 0;
+}
+
+/// Makes `session` record a server's SSH_MSG_DISCONNECT in `record` (which must outlive the
+/// session): the record becomes the session's abstract pointer, which libssh2 passes to callbacks.
+static inline void clibssh2_record_disconnects(LIBSSH2_SESSION *session, clibssh2_disconnect_record *record) {
+    *libssh2_session_abstract(session) = record;
+    libssh2_session_callback_set(session, LIBSSH2_CALLBACK_DISCONNECT, (void *)clibssh2_disconnect_callback);
+}
+
 #endif

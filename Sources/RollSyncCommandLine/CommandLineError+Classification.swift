@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RemoteProtocol
 import SyncCore
+import WebDAVRemote
 
 extension CommandLineError {
     /// Classifies an error of RollingSync or SQLite into a kind, a one-line message and a hint;
@@ -59,6 +60,8 @@ extension CommandLineError {
             )
         case .invalidIdentifier, .declined:
             return CommandLineError(.usage, error.message)
+        case .busy:
+            return CommandLineError(.remote, error.message, hint: "this passes: run again when the application writes less")
         case .local:
             return CommandLineError(.localDatabase, error.message, hint: (error.underlying as? LocalStoreError).flatMap(hint(for:)))
         case .remote:
@@ -91,27 +94,85 @@ extension CommandLineError {
         }
     }
 
+    /// The backend an error of a remote store comes from, for hints that name its own settings.
+    enum Backend {
+        case sftp, webDAV
+    }
+
+    /// Which backend made `error`: WebDAV errors carry libcurl's ``CurlError`` or were made in
+    /// the WebDAVRemote module, SFTP errors in the SFTPRemote module (``RemoteStoreError/location``
+    /// starts with the module of the file that created it). `nil` for other stores.
+    static func backend(of error: RemoteStoreError) -> Backend? {
+        if error.underlying is CurlError || error.location.hasPrefix("WebDAVRemote/") { return .webDAV }
+        if error.location.hasPrefix("SFTPRemote/") { return .sftp }
+        return nil
+    }
+
+    /// Classifies a remote store's error by the question "would a retry help?": connection
+    /// failures (`unavailable`, `timedOut`, `rateLimited`) are remote errors (exit 2) to run again;
+    /// only a definite refusal of credentials, access or a host key is an authentication error
+    /// (exit 3). Hints name the settings of the backend the error came from.
     private static func classify(_ error: RemoteStoreError) -> CommandLineError {
         let message = error.message
+        let backend = backend(of: error)
         switch error.code {
+        case .hostKeyUnknown where backend == .webDAV:
+            return CommandLineError(
+                .authentication, message,
+                hint: "the server's TLS certificate is not signed by an authority this system trusts: add the authority to the system's store (update-ca-certificates), or use the name the certificate was issued for"
+            )
         case .hostKeyUnknown:
             return CommandLineError(
                 .authentication, message,
                 hint: "after checking the fingerprint, run `rollsync init` again with --host-key-fingerprint or --trust-on-first-use"
             )
         case .hostKeyMismatch:
-            return CommandLineError(.authentication, message, hint: "the server's key changed: check it with the server's administrator")
-        case .authenticationFailed:
             return CommandLineError(
                 .authentication, message,
-                hint: "check --identity-file (SFTP) or the user and \(RemotePasswordSource.webDAVVariable) (WebDAV)"
+                hint: "the server's key changed: check the new key with the server's administrator, then remove the old one (as said above) or run `rollsync init` again with --host-key-fingerprint"
             )
+        case .authenticationFailed:
+            return CommandLineError(.authentication, message, hint: authenticationHint(for: backend))
         case .permissionDenied:
-            return CommandLineError(.authentication, message)
+            return CommandLineError(.authentication, message, hint: permissionHint(for: backend))
         case .unavailable, .timedOut:
-            return CommandLineError(.remote, message, hint: "check that the server runs and can be reached, then try again")
+            return CommandLineError(.remote, message, hint: unreachableHint(for: backend, timedOut: error.code == .timedOut))
         default:
             return CommandLineError(.remote, message, hint: error.isRetryable ? "this may pass: try again later" : nil)
+        }
+    }
+
+    /// What to check when the server refused the credentials.
+    private static func authenticationHint(for backend: Backend?) -> String {
+        let sftp = "check --identity-file (the key must be in the account's authorized_keys; its passphrase comes from \(RemotePasswordSource.sftpPassphraseVariable)), the password in \(RemotePasswordSource.sftpPasswordVariable) and the user in the sftp:// URL"
+        let webDAV = "check --user and the password: \(RemotePasswordSource.webDAVVariable) (or the variable --webdav-password-env names), else ~/.netrc"
+        switch backend {
+        case .sftp: return sftp
+        case .webDAV: return webDAV
+        case nil: return "SFTP: \(sftp); WebDAV: \(webDAV)"
+        }
+    }
+
+    /// What to check when the server refused access to a path.
+    private static func permissionHint(for backend: Backend?) -> String? {
+        switch backend {
+        case .sftp: "the SSH account may not use this folder on the server: check the path in the sftp:// URL and its owner and permissions"
+        case .webDAV: "the WebDAV server does not let this user use this location: check --user and the server's access rules"
+        case nil: nil
+        }
+    }
+
+    /// What to check when the server could not be reached, dropped the connection or did not
+    /// answer in time; the backend retried such failures first.
+    private static func unreachableHint(for backend: Backend?, timedOut: Bool) -> String {
+        let what = timedOut ? "did not answer in time" : "could not be reached or dropped the connection"
+        switch backend {
+        case .sftp:
+            return "the SSH server \(what), also when rollsync tried again (it may be restarting or overloaded: sshd's MaxStartups); check that sshd runs and accepts connections on the sftp:// URL's host and port, then run again"
+        case .webDAV:
+            return "the WebDAV server \(what), also when rollsync tried again; check that it runs and accepts connections on the URL's host and port (and any proxy), then run again"
+        case nil:
+            return "check that the server runs and can be reached, then try again"
         }
     }
 }

@@ -9,9 +9,12 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
         /// The command line is wrong: an unknown option, a malformed URL or identifier, a command
         /// that does not fit the database's state.
         case usage = 1
-        /// Synchronisation or the remote storage failed (unreachable, timed out, unexpected data).
+        /// Synchronisation or the remote storage failed (unreachable, a connection dropped or timed
+        /// out in any phase — also during the login —, unexpected data). For connection failures
+        /// the backend has already retried; running the command again later may succeed.
         case remote = 2
-        /// Authentication failed: a password, key or host key was refused, unknown or missing.
+        /// Authentication failed: the server refused a password, key or access, or a host key is
+        /// unknown or changed; or a password is missing. Running again unchanged will not help.
         case authentication = 3
         /// The local database is missing, unreadable, not SQLite, or cannot be synced as asked.
         case localDatabase = 4
@@ -27,8 +30,8 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
         public var meaning: String {
             switch self {
             case .usage: "usage error (unknown option, malformed URL, unknown table)"
-            case .remote: "sync or remote storage error (unreachable server)"
-            case .authentication: "authentication error (password, key, host key)"
+            case .remote: "sync or remote storage error (unreachable server, dropped connection: try again)"
+            case .authentication: "authentication error (password, key or host key refused)"
             case .localDatabase: "local database problem (missing, not SQLite, not set up, failed migration)"
             case .upgradeRequired: "upgrade required: some change sets need a newer schema; everything else was synced"
             }

@@ -33,7 +33,8 @@ struct SFTPFailure: Error, Sendable, CustomStringConvertible {
         return true
     }
 
-    /// The shared error code this failure means when nothing more specific is known.
+    /// The shared error code this failure means when nothing more specific is known: what the
+    /// SFTP status says, else `timedOut` or `unavailable` (retryable: the connection failed).
     var defaultCode: RemoteStoreError.Code {
         switch code {
         case LIBSSH2_ERROR_SFTP_PROTOCOL:
@@ -45,11 +46,12 @@ struct SFTPFailure: Error, Sendable, CustomStringConvertible {
             case .operationUnsupported: return .unsupported
             default: return .io
             }
-        case LIBSSH2_ERROR_TIMEOUT:
+        case LIBSSH2_ERROR_TIMEOUT, LIBSSH2_ERROR_SOCKET_TIMEOUT:
             return .timedOut
-        case LIBSSH2_ERROR_AUTHENTICATION_FAILED, LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED:
-            return .authenticationFailed
         default:
+            // Every other libssh2 failure is one of the connection, including the authentication
+            // codes: libssh2 1.10 returns them for a login whose connection dropped, too. Only
+            // `SSHAuthenticator`, which checks the connection, reports a refused login.
             return .unavailable
         }
     }

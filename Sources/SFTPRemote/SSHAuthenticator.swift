@@ -8,21 +8,31 @@ import RemoteProtocol
 /// and, when neither an identity file nor a password is configured, the default keys
 /// `~/.ssh/id_ed25519` and `~/.ssh/id_ecdsa`. Only methods the server offers are tried.
 ///
-/// Failure throws ``RemoteProtocol/RemoteStoreError/Code/authenticationFailed`` naming what was
-/// tried (never a secret). An RSA identity refused by a libssh2 older than 1.11 gets an explanation:
-/// that libssh2 signs only with SHA-1 `ssh-rsa`, which OpenSSH 8.8 and later refuse.
+/// A refusal by the server throws ``RemoteProtocol/RemoteStoreError/Code/authenticationFailed``
+/// naming what was tried (never a secret). An RSA identity refused by a libssh2 older than 1.11
+/// gets an explanation: that libssh2 signs only with SHA-1 `ssh-rsa`, which OpenSSH 8.8 and later
+/// refuse.
+///
+/// Only an answer of the server is a refusal: after every failed attempt, ``SSHConnectionCheck``
+/// tells a connection that dropped, was reset or closed by the server (overloaded, `MaxStartups`,
+/// restarting) or stayed silent — which libssh2 1.10 reports as a refused key too — from a real
+/// refusal, and throws `unavailable` or `timedOut` (retryable) for those.
 struct SSHAuthenticator {
     let settings: SFTPStoreSettings
+    /// Judges failed calls: did the connection fail, or did the server answer?
+    let check: SSHConnectionCheck
 
     /// Authenticates `settings.user` on `session`.
     func authenticate(session: OpaquePointer) throws {
         let user = settings.user
         let offered: Set<String>
+        let started = ContinuousClock.now
         if let list = libssh2_userauth_list(session, user, UInt32(user.utf8.count)) {
             offered = Set(String(cString: list).split(separator: ",").map(String.init))
         } else if libssh2_userauth_authenticated(session) != 0 {
             return
         } else {
+            try rethrowConnectionFailure(libssh2_session_last_errno(session), since: started)
             throw SSHSession.failure(of: session).remoteStoreError("the SSH server did not answer the authentication request", path: nil)
         }
 
@@ -34,11 +44,12 @@ struct SSHAuthenticator {
             }
         }
         if let password = settings.password, offered.contains("password") {
+            let started = ContinuousClock.now
             let rc = libssh2_userauth_password_ex(
                 session, user, UInt32(user.utf8.count), password, UInt32(password.utf8.count), nil
             )
             if rc == 0 { return }
-            try rethrowConnectionFailure(rc, session: session)
+            try rethrowConnectionFailure(rc, since: started)
             attempts.append("the password")
         }
         if settings.useAgent, offered.contains("publickey") {
@@ -69,9 +80,10 @@ struct SSHAuthenticator {
             return false
         }
         let user = settings.user
+        let started = ContinuousClock.now
         let rc = libssh2_userauth_publickey_fromfile_ex(session, user, UInt32(user.utf8.count), nil, path, settings.passphrase)
         if rc == 0 { return true }
-        try rethrowConnectionFailure(rc, session: session)
+        try rethrowConnectionFailure(rc, since: started)
         let keyFile = SSHPrivateKeyFile(path: path)
         if rc == LIBSSH2_ERROR_FILE {
             attempts.append("the key file \(path) (it cannot be read: unsupported format, or a wrong or missing passphrase)")
@@ -102,26 +114,37 @@ struct SSHAuthenticator {
         var previous: UnsafeMutablePointer<libssh2_agent_publickey>?
         var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
         while libssh2_agent_get_identity(agent, &identity, previous) == 0 {
+            let started = ContinuousClock.now
             let rc = libssh2_agent_userauth(agent, settings.user, identity)
             if rc == 0 { return true }
-            try rethrowConnectionFailure(rc, session: session)
+            try rethrowConnectionFailure(rc, since: started)
             previous = identity
         }
         return false
     }
 
-    /// Authentication failures leave the session usable for another method; anything else (a
-    /// dropped connection, a timeout) ends the attempt.
-    private func rethrowConnectionFailure(_ rc: Int32, session: OpaquePointer) throws {
-        let last = libssh2_session_last_errno(session)
-        let code = rc == LIBSSH2_ERROR_AUTHENTICATION_FAILED ? last : rc
-        switch code {
-        case 0, LIBSSH2_ERROR_AUTHENTICATION_FAILED, LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED, LIBSSH2_ERROR_FILE,
-            LIBSSH2_ERROR_METHOD_NOT_SUPPORTED, LIBSSH2_ERROR_PUBLICKEY_PROTOCOL, LIBSSH2_ERROR_AGENT_PROTOCOL,
-            LIBSSH2_ERROR_PASSWORD_EXPIRED:
+    /// What a failed method returns when the server answered no, or the client could not use the
+    /// method (an unreadable key, a wrong passphrase, an agent that refused to sign).
+    private static let answerCodes: Set<Int32> = [
+        LIBSSH2_ERROR_AUTHENTICATION_FAILED, LIBSSH2_ERROR_PUBLICKEY_UNVERIFIED, LIBSSH2_ERROR_FILE,
+        LIBSSH2_ERROR_KEYFILE_AUTH_FAILED, LIBSSH2_ERROR_METHOD_NOT_SUPPORTED, LIBSSH2_ERROR_METHOD_NONE,
+        LIBSSH2_ERROR_PUBLICKEY_PROTOCOL, LIBSSH2_ERROR_AGENT_PROTOCOL, LIBSSH2_ERROR_PASSWORD_EXPIRED,
+    ]
+
+    /// Returns if the server answered the attempt that returned `rc` (a refusal: the session stays
+    /// usable for another method); throws if the connection failed instead (dropped, reset, closed,
+    /// timed out: `unavailable` or `timedOut`), or if the server ended the login on purpose
+    /// (`authenticationFailed` with its reason).
+    private func rethrowConnectionFailure(_ rc: Int32, since started: ContinuousClock.Instant) throws {
+        switch check.verdict(rc: rc, elapsed: ContinuousClock.now - started, during: .authentication) {
+        case .answered where Self.answerCodes.contains(rc):
             return
-        default:
-            throw SSHSession.failure(of: session).remoteStoreError("the SSH connection failed during authentication", path: nil)
+        case .answered:
+            throw SSHSession.failure(of: check.session).remoteStoreError("the SSH login failed", path: nil)
+        case .connectionFailed(let error):
+            throw error
+        case .refusedAndClosed(let explanation):
+            throw RemoteStoreError(.authenticationFailed, message: "\(explanation) (user '\(settings.user)')")
         }
     }
 }

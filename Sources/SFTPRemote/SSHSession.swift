@@ -19,8 +19,14 @@ final class SSHSession {
     /// The absolute server path of the store's root.
     private(set) var rootPath = "/"
     private let socket: TCPSocket
+    /// Where libssh2 records the server's disconnect message; freed after the session.
+    private let disconnectRecord: UnsafeMutablePointer<clibssh2_disconnect_record>
 
     /// Connects, verifies the host key, authenticates and opens SFTP.
+    ///
+    /// A failure of the connection itself in any phase (refused, dropped, reset, closed by the
+    /// server, timed out) is `unavailable` or `timedOut`, which the store retries; only a
+    /// definite answer of the server is `authenticationFailed` (see ``SSHConnectionCheck``).
     /// - Throws: ``RemoteProtocol/RemoteStoreError`` (`unavailable`, `timedOut`, `hostKeyUnknown`,
     ///   `hostKeyMismatch`, `authenticationFailed`…).
     init(settings: SFTPStoreSettings) throws {
@@ -31,17 +37,31 @@ final class SSHSession {
         guard let session = clibssh2_session_init() else {
             throw RemoteStoreError(.unknown, message: "libssh2 cannot allocate a session")
         }
+        disconnectRecord = .allocate(capacity: 1)
+        disconnectRecord.initialize(to: clibssh2_disconnect_record())
+        clibssh2_record_disconnects(session, disconnectRecord)
         libssh2_session_set_blocking(session, 1)
-        libssh2_session_set_timeout(session, settings.timeout.wholeMilliseconds)
+        libssh2_session_set_timeout(session, Self.libssh2Timeout(for: settings.timeout))
+        let check = SSHConnectionCheck(session: session, socket: socket, disconnect: disconnectRecord, settings: settings)
         do {
-            guard libssh2_session_handshake(session, socket.descriptor) == 0 else {
+            let started = ContinuousClock.now
+            let rc = libssh2_session_handshake(session, socket.descriptor)
+            guard rc == 0 else {
+                if case .connectionFailed(let error) = check.verdict(rc: rc, elapsed: ContinuousClock.now - started, during: .handshake) {
+                    throw error
+                }
                 throw Self.failure(of: session).remoteStoreError(
                     "the SSH handshake with \(settings.knownHostsName) failed (is it an SSH server?)", path: nil
                 )
             }
             try HostKeyVerifier(settings: settings).verify(session: session)
-            try SSHAuthenticator(settings: settings).authenticate(session: session)
+            try SSHAuthenticator(settings: settings, check: check).authenticate(session: session)
+            let sftpStarted = ContinuousClock.now
             guard let sftp = libssh2_sftp_init(session) else {
+                let rc = libssh2_session_last_errno(session)
+                if case .connectionFailed(let error) = check.verdict(rc: rc, elapsed: ContinuousClock.now - sftpStarted, during: .sftpStart) {
+                    throw error
+                }
                 throw Self.failure(of: session).remoteStoreError(
                     "\(settings.knownHostsName) refused the SFTP subsystem", path: nil
                 )
@@ -50,6 +70,7 @@ final class SSHSession {
         } catch {
             libssh2_session_disconnect_ex(session, SSH_DISCONNECT_BY_APPLICATION, "connection refused by client", "")
             libssh2_session_free(session)
+            disconnectRecord.deallocate()
             throw error
         }
         self.session = session
@@ -61,6 +82,15 @@ final class SSHSession {
         libssh2_sftp_shutdown(sftp)
         libssh2_session_disconnect_ex(session, SSH_DISCONNECT_BY_APPLICATION, "bye", "")
         libssh2_session_free(session)
+        disconnectRecord.deallocate()
+    }
+
+    /// The timeout to give libssh2 for `timeout`: one second more. libssh2 1.10 measures the time
+    /// a blocking call has waited in whole seconds (`time(NULL)`), so a call may give up up to a
+    /// second early — a 1-second timeout could expire after a few milliseconds and turn a healthy
+    /// connection into a `timedOut` one. With the extra second, a call waits at least `timeout`.
+    static func libssh2Timeout(for timeout: Duration) -> Int {
+        timeout.wholeMilliseconds + 1000
     }
 
     /// The last error of `session`, with the SFTP status when there is one.

@@ -54,6 +54,33 @@ final class TCPSocket {
         close(descriptor)
     }
 
+    /// What the socket says about the connection, without waiting or consuming anything.
+    enum PeerState: Equatable {
+        /// Still connected: nothing to read yet, or data waiting.
+        case connected
+        /// The server closed its side (end of file).
+        case closed
+        /// The connection failed (reset by the server, unreachable…), with `errno`.
+        case failed(Int32)
+    }
+
+    /// Peeks at the socket (never blocks, reads nothing): whether the server has closed or reset
+    /// the connection. libssh2 1.10 reports a connection the server dropped while it waited for an
+    /// answer as a refused key; this tells the two apart.
+    func peerState() -> PeerState {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(descriptor, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+            if count > 0 { return .connected }
+            if count == 0 { return .closed }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .connected
+            default: return .failed(errno)
+            }
+        }
+    }
+
     private static func openConnection(_ address: addrinfo, host: String, port: Int, timeout: Duration) throws -> Int32 {
         let fd = socket(address.ai_family, address.ai_socktype, address.ai_protocol)
         guard fd >= 0 else {

@@ -4,10 +4,13 @@ import RemoteProtocol
 extension RemoteStoreError {
     /// The error for a transfer that libcurl could not complete (no usable HTTP response).
     ///
-    /// Connection failures and drops are `unavailable` and timeouts `timedOut` (both retryable);
-    /// a body shorter than its Content-Length or a garbled reply is `invalidResponse`; an untrusted
-    /// TLS certificate is `hostKeyUnknown`; a refused login is `authenticationFailed`; anything else
-    /// is `io`. The libcurl code and text are kept as ``underlying``.
+    /// Classified by the question "would a retry help?": a connection that could not be made, or
+    /// that dropped, was reset or was closed in any phase — TCP connect, TLS handshake, the request,
+    /// the response (a body that ends before its Content-Length is a connection the server closed
+    /// mid-transfer) — is `unavailable`, and one that stalled is `timedOut`, both retryable. A
+    /// garbled reply is `invalidResponse`; an untrusted TLS certificate is `hostKeyUnknown`; a
+    /// refused login is `authenticationFailed`; anything else is `io`. The libcurl code and text
+    /// are kept as ``underlying``.
     static func transport(_ code: CURLcode, detail: String) -> RemoteStoreError {
         let underlying = CurlError(code, detail: detail)
         let (errorCode, message) = classification(of: code)
@@ -18,13 +21,14 @@ extension RemoteStoreError {
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
             return (.unavailable, "the WebDAV server could not be reached")
-        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SSL_CONNECT_ERROR, CURLE_HTTP2,
-            CURLE_HTTP2_STREAM:
+        case CURLE_SSL_CONNECT_ERROR:
+            return (.unavailable, "the connection to the WebDAV server failed during the TLS handshake")
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_AGAIN:
             return (.unavailable, "the connection to the WebDAV server dropped")
+        case CURLE_PARTIAL_FILE:
+            return (.unavailable, "the connection to the WebDAV server dropped before the whole response arrived")
         case CURLE_OPERATION_TIMEDOUT:
             return (.timedOut, "the WebDAV server did not answer in time")
-        case CURLE_PARTIAL_FILE:
-            return (.invalidResponse, "the response body is shorter than its Content-Length")
         case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_TOO_MANY_REDIRECTS:
             return (.invalidResponse, "the WebDAV server's reply is not valid HTTP")
         case CURLE_PEER_FAILED_VERIFICATION:

@@ -15,7 +15,9 @@ final class WebDAVClient: Sendable {
     /// The server location.
     let endpoint: WebDAVEndpoint
     private let pool: CurlConnectionPool
-    private let retryPolicy: RetryPolicy
+    /// How retryable failures are retried: by ``send(_:for:accepting:idempotent:)`` for idempotent
+    /// requests, by callers that can check the effect of the others.
+    let retryPolicy: RetryPolicy
     private let sentRequests = Atomic<Int>(0)
 
     private static let redirectStatuses: Set<Int> = [301, 302, 307, 308]

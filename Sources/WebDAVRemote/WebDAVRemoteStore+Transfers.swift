@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 
 extension WebDAVRemoteStore {
     /// A fresh URL for a temporary file in `directory` (its name starts with
@@ -50,17 +51,31 @@ extension WebDAVRemoteStore {
     /// The point of no return: once the MOVE is sent the call completes even if the task is
     /// cancelled, since the server may already have replaced the target (a cancelled upload must
     /// either leave the old content or complete).
-    func moveIntoPlace(_ temporary: String, to path: RemotePath) async throws {
+    ///
+    /// A MOVE is not idempotent, yet it is retried under the store's policy like the other
+    /// requests, and libcurl itself sends a request again on a fresh connection when a reused one
+    /// died before any answer: after a connection that dropped or stalled, the server may or may
+    /// not have moved the file. A MOVE that finds its source (a unique temporary name) gone
+    /// therefore checks the target: a file of `size` bytes there means an earlier MOVE went
+    /// through; otherwise the 404 stands (`notFound`).
+    func moveIntoPlace(_ temporary: String, to path: RemotePath, size: Int64?) async throws {
         try Task.checkCancellation()
         let client = client
         let destination = client.endpoint.url(for: path, collection: false)
         try await Task {
-            _ = try await client.send(
-                HTTPRequest(method: "MOVE", url: temporary, headers: ["Destination: \(destination)", "Overwrite: T"]),
-                for: path,
-                accepting: [201, 204],
-                idempotent: false
-            )
+            try await client.retryPolicy.run {
+                let response = try await client.send(
+                    HTTPRequest(method: "MOVE", url: temporary, headers: ["Destination: \(destination)", "Overwrite: T"]),
+                    for: path,
+                    accepting: [201, 204, 404],
+                    idempotent: false
+                )
+                guard response.status == 404 else { return }
+                if let entry = try await properties(of: path), !entry.isCollection, size == nil || entry.contentLength == size {
+                    return
+                }
+                throw RemoteStoreError.httpStatus(response.status, method: "MOVE", path: path, body: response.body)
+            }
         }.value
     }
 

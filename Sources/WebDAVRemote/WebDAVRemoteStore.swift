@@ -112,7 +112,7 @@ public final class WebDAVRemoteStore: RemoteStore {
         let temporary = temporaryURL(in: parent)
         try await withTemporaryResource(temporary) {
             try await put(localFile, size: size, at: temporary, for: path)
-            try await moveIntoPlace(temporary, to: path)
+            try await moveIntoPlace(temporary, to: path, size: size)
         }
     }
 
@@ -179,7 +179,7 @@ public final class WebDAVRemoteStore: RemoteStore {
             if !copy.isSuccess {
                 throw try await parentFailure(of: destination, status: copy.status, method: "COPY")
             }
-            try await moveIntoPlace(temporary, to: destination)
+            try await moveIntoPlace(temporary, to: destination, size: sourceEntry.contentLength)
         }
     }
 

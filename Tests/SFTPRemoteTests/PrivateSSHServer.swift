@@ -11,12 +11,19 @@ final class PrivateSSHServer: @unchecked Sendable {
     private let configFile: URL
     private var process: SpawnedProcess?
 
-    /// Writes the configuration for a free port; ``start()`` runs the server.
-    init(copying sharedConfig: String) throws {
+    /// Writes the configuration for a free port; ``start()`` runs the server. `overriding` replaces
+    /// (or adds) options of the shared configuration, such as `MaxStartups` or `KexAlgorithms`.
+    init(copying sharedConfig: String, overriding options: [String: String] = [:]) throws {
         let port = try LoopbackPort.unused()
         self.port = port
         let shared = try String(contentsOfFile: sharedConfig, encoding: .utf8)
-        let config = shared.split(separator: "\n").map { $0.hasPrefix("Port ") ? "Port \(port)" : String($0) }
+        let overrides = options.merging(["Port": "\(port)"]) { $1 }
+        var config = shared.split(separator: "\n").map { line in
+            let keyword = String(line.prefix { $0 != " " })
+            return overrides[keyword].map { "\(keyword) \($0)" } ?? String(line)
+        }
+        let present = Set(config.map { String($0.prefix { $0 != " " }) })
+        config += overrides.filter { !present.contains($0.key) }.map { "\($0.key) \($0.value)" }
         scratch = try TemporaryDirectory(prefix: "sftp-private-sshd")
         configFile = scratch.appending("sshd_config")
         try config.joined(separator: "\n").appending("\n").write(to: configFile, atomically: true, encoding: .utf8)

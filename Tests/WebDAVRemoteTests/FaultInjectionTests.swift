@@ -5,7 +5,8 @@ import Testing
 import WebDAVRemote
 
 /// Broken server answers must give `invalidResponse`, never a crash, a wrong listing or a
-/// half-written local file. Each test runs its own ``FaultInjectingHTTPServer``.
+/// half-written local file; a response cut short of its Content-Length is a connection that
+/// dropped (`unavailable`, retryable). Each test runs its own ``FaultInjectingHTTPServer``.
 struct FaultInjectionTests {
     private static let fileBody = Data((0..<1000).map { UInt8($0 % 251) })
 
@@ -57,7 +58,9 @@ struct FaultInjectionTests {
         await expectInvalidResponse { _ = try await store.list(.root) }
     }
 
-    @Test func truncatedBodyGivesInvalidResponseAndNoLocalFile() async throws {
+    /// The server closes the connection 100 bytes into a 1000-byte body: a dropped connection,
+    /// not a malformed answer, so a retry may help.
+    @Test func truncatedBodyIsADroppedConnectionAndLeavesNoLocalFile() async throws {
         let body = Self.fileBody
         let server = try FaultInjectingHTTPServer { method, _ in
             method == "PROPFIND"
@@ -68,7 +71,12 @@ struct FaultInjectionTests {
         let store = try store(on: server)
         let local = try LocalScratchFile()
         defer { local.remove() }
-        await expectInvalidResponse { try await store.download("file.bin", to: local.url) }
+        await #expect {
+            try await store.download("file.bin", to: local.url)
+        } throws: { error in
+            guard let error = error as? RemoteStoreError else { return false }
+            return error.code == .unavailable && error.isRetryable
+        }
         #expect(!FileManager.default.fileExists(atPath: local.url.path))
     }
 
@@ -89,14 +97,31 @@ struct FaultInjectionTests {
         #expect(try Data(contentsOf: local.url) == previous)
     }
 
+    /// A complete response whose XML stops in the middle is malformed.
     @Test func truncatedMultistatusGivesInvalidResponse() async throws {
+        let server = try FaultInjectingHTTPServer { _, _ in
+            let full = FaultInjectingHTTPServer.multistatus(files: ["/a.txt", "/b.txt"], size: 3)
+            let body = full[full.range(of: Data("\r\n\r\n".utf8))!.upperBound...]
+            return FaultInjectingHTTPServer.response(status: "207 Multi-Status", body: Data(body.dropLast(40)))
+        }
+        defer { server.stop() }
+        let store = try store(on: server)
+        await expectInvalidResponse { _ = try await store.list(.root) }
+    }
+
+    /// A multistatus cut short of its Content-Length is a connection that dropped.
+    @Test func multistatusCutShortIsADroppedConnection() async throws {
         let server = try FaultInjectingHTTPServer { _, _ in
             let full = FaultInjectingHTTPServer.multistatus(files: ["/a.txt", "/b.txt"], size: 3)
             return full.prefix(full.count - 40)
         }
         defer { server.stop() }
         let store = try store(on: server)
-        await expectInvalidResponse { _ = try await store.list(.root) }
+        await #expect {
+            _ = try await store.list(.root)
+        } throws: { error in
+            (error as? RemoteStoreError)?.code == .unavailable
+        }
     }
 
     @Test func serverErrorPageMapsToUnavailable() async throws {

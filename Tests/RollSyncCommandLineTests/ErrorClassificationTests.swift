@@ -1,0 +1,70 @@
+import Foundation
+import RemoteProtocol
+@testable import RollSyncCommandLine
+import SyncCore
+import Testing
+
+/// Exit codes by the question "would a retry help?", and hints that name the settings of the
+/// backend an error came from. Errors are made as each backend makes them (the module of the file
+/// that creates an error is part of its ``RemoteStoreError/location``).
+struct ErrorClassificationTests {
+    private static let sftpFile = "SFTPRemote/SSHAuthenticator.swift"
+    private static let webDAVFile = "WebDAVRemote/RemoteStoreError+HTTPStatus.swift"
+
+    private func classify(_ error: any Error) throws -> CommandLineError {
+        try #require(CommandLineError(classifying: error))
+    }
+
+    @Test(arguments: [RemoteStoreError.Code.unavailable, .timedOut, .rateLimited])
+    func connectionFailuresAreRemoteErrorsToRunAgain(_ code: RemoteStoreError.Code) throws {
+        for file in [Self.sftpFile, Self.webDAVFile, "FileRemote/FileRemoteStore.swift"] {
+            let direct = try classify(RemoteStoreError(code, message: "dropped", fileID: file))
+            #expect(direct.kind == .remote && direct.kind.exitCode == 2)
+            let wrapped = try classify(SyncError(.remote, "remote storage failed", underlying: RemoteStoreError(code, fileID: file)))
+            #expect(wrapped.kind == .remote)
+            #expect(wrapped.hint != nil)
+        }
+    }
+
+    @Test func sftpHintsNameOnlySFTPSettings() throws {
+        let refused = try classify(RemoteStoreError(.authenticationFailed, message: "the SSH server refused user 'root'", fileID: Self.sftpFile))
+        #expect(refused.kind == .authentication && refused.kind.exitCode == 3)
+        let hint = try #require(refused.hint)
+        #expect(hint.contains("--identity-file") && hint.contains("ROLLSYNC_SFTP_PASSPHRASE") && hint.contains("ROLLSYNC_SFTP_PASSWORD"))
+        #expect(!hint.contains("WEBDAV") && !hint.contains("netrc"))
+
+        let dropped = try classify(RemoteStoreError(.unavailable, message: "closed during the login", fileID: "SFTPRemote/SSHConnectionCheck.swift"))
+        #expect(dropped.kind == .remote)
+        #expect(dropped.hint?.contains("sshd") == true && dropped.hint?.contains("WebDAV") == false)
+
+        let unknownHost = try classify(RemoteStoreError(.hostKeyUnknown, fileID: "SFTPRemote/HostKeyVerifier.swift"))
+        #expect(unknownHost.kind == .authentication)
+        #expect(unknownHost.hint?.contains("--trust-on-first-use") == true)
+    }
+
+    @Test func webDAVHintsNameOnlyWebDAVSettings() throws {
+        let refused = try classify(RemoteStoreError(.authenticationFailed, message: "PROPFIND answered HTTP 401", fileID: Self.webDAVFile))
+        #expect(refused.kind == .authentication)
+        let hint = try #require(refused.hint)
+        #expect(hint.contains("ROLLSYNC_WEBDAV_PASSWORD") && hint.contains("--webdav-password-env") && hint.contains(".netrc"))
+        #expect(!hint.contains("SFTP") && !hint.contains("identity-file"))
+
+        let forbidden = try classify(RemoteStoreError(.permissionDenied, message: "PUT answered HTTP 403", fileID: Self.webDAVFile))
+        #expect(forbidden.kind == .authentication)
+        #expect(forbidden.hint?.contains("--user") == true)
+
+        let dropped = try classify(RemoteStoreError(.unavailable, fileID: "WebDAVRemote/RemoteStoreError+Curl.swift"))
+        #expect(dropped.hint?.contains("WebDAV server") == true && dropped.hint?.contains("sshd") == false)
+
+        let untrusted = try classify(RemoteStoreError(.hostKeyUnknown, fileID: "WebDAVRemote/RemoteStoreError+Curl.swift"))
+        #expect(untrusted.kind == .authentication)
+        #expect(untrusted.hint?.contains("certificate") == true && untrusted.hint?.contains("--trust-on-first-use") == false)
+    }
+
+    @Test func otherFailuresAreNotRetriedAsConnectionFailures() throws {
+        let malformed = try classify(RemoteStoreError(.invalidResponse, fileID: Self.webDAVFile))
+        #expect(malformed.kind == .remote && malformed.hint == nil)
+        let busy = try classify(SyncError(.busy, "local changes kept arriving"))
+        #expect(busy.kind == .remote && busy.hint != nil)
+    }
+}
