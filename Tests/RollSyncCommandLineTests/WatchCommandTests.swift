@@ -116,11 +116,11 @@ struct WatchCommandTests {
 
     @Test("a WebDAV server stopped and restarted while watching", .enabled(if: TestServerEnvironment.webDAVEnabled))
     func webDAVServerRestarts() async throws {
-        let server = try await WatchApacheServer()
+        let server = try await PrivateApacheServer()
         try await server.start()
         let lab = try WatchLab(remote: server.url)
-        let options = ["--user", WatchApacheServer.user]
-        let environment = ["ROLLSYNC_WEBDAV_PASSWORD": WatchApacheServer.password]
+        let options = ["--user", PrivateApacheServer.user]
+        let environment = ["ROLLSYNC_WEBDAV_PASSWORD": PrivateApacheServer.password]
         let first = try await lab.client("first", options: options, environment: environment)
         let second = try await lab.client("second", options: options, environment: environment)
         let watch = try lab.watch(first, ["--delay", "0.05", "--interval", "0.2", "--max-backoff", "1"], environment: environment)
@@ -438,46 +438,3 @@ private final class WatchProcess {
     }
 }
 
-/// An Apache mod_dav server of this test's own (configured by Scripts/test-servers.d/apache.sh's
-/// `write_apache_config`, as the WebDAV tests' private server), stopped and restarted by the test.
-private final class WatchApacheServer: @unchecked Sendable {
-    // @unchecked Sendable: `process` is only replaced by start()/stop(), which the test calls in sequence.
-    static let user = "watch-user"
-    static let password = "watch-password"
-
-    let port: Int
-    private let scratch: TemporaryDirectory
-    private var process: SpawnedProcess?
-
-    init() async throws {
-        scratch = try TemporaryDirectory(prefix: "rollsync-watch-apache")
-        port = try LoopbackPort.unused()
-        let script = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Scripts/test-servers.d/apache.sh")
-        try await TestProcess.runChecked("/bin/bash", [
-            "-c", "source \"$1\" && write_apache_config \"$2\" \"$3\" \"$4\" \"$5\"", "setup",
-            script.path, scratch.url.path, "\(port)", Self.user, Self.password,
-        ])
-    }
-
-    deinit {
-        stop()
-    }
-
-    /// The server's root collection.
-    var url: String { "webdav://127.0.0.1:\(port)/" }
-
-    /// Starts Apache in the foreground and waits until it accepts connections.
-    func start() async throws {
-        process = try SpawnedProcess(["/usr/sbin/apache2", "-f", scratch.appending("httpd.conf").path, "-DFOREGROUND"])
-        let port = port
-        try await waitUntil("Apache accepts connections on port \(port)") { LoopbackPort.acceptsConnections(port) }
-    }
-
-    /// Stops the server (SIGTERM: Apache drops its connections) and waits for it to exit.
-    func stop() {
-        process?.terminate()
-        process = nil
-    }
-}

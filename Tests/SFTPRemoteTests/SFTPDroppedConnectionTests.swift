@@ -98,7 +98,7 @@ struct SFTPDroppedConnectionTests {
         try await expectWorks(try await openStore(through: proxy, on: server, retryPolicy: .never, timeout: Self.stallTimeout))
     }
 
-    /// The connection drops in the middle of an upload: `unavailable`; once the proxy heals, the
+    /// The connection drops in the middle of an upload: a retryable transport failure; once the proxy heals, the
     /// same store uploads on a fresh connection.
     @Test(arguments: [false, true])
     func uploadCutMidTransfer(reset: Bool) async throws {
@@ -115,7 +115,9 @@ struct SFTPDroppedConnectionTests {
         let store = try await openStore(through: proxy, on: server, url: url, retryPolicy: .never)
         let error = await #expect(throws: RemoteStoreError.self) { try await store.upload(contentsOf: source, to: "big.bin") }
         #expect(proxy.faultsFired == 1)
-        #expect(error?.code == .unavailable, "\(error.map { "\($0)" } ?? "")")
+        // A transport failure either way: the cut is usually seen at once (unavailable), but on a
+        // loaded machine libssh2 may notice it only when its wait ends (timedOut).
+        #expect([.unavailable, .timedOut].contains(error?.code), "\(error.map { "\($0)" } ?? "")")
         #expect(error?.isRetryable == true)
 
         proxy.heal()
@@ -148,8 +150,9 @@ struct SFTPDroppedConnectionTests {
         try LargeFile.write(remoteFolder.appendingPathComponent("big.bin"), bytes: 6 << 20, seed: 12)
         let error = await #expect(throws: RemoteStoreError.self) { try await store.download("big.bin", to: copy) }
         #expect(proxy.faultsFired == 1)
-        let expected: RemoteStoreError.Code = breakage.name == "stall" ? .timedOut : .unavailable
-        #expect(error?.code == expected, "\(error.map { "\($0)" } ?? "")")
+        let expected: [RemoteStoreError.Code] = breakage.name == "stall" ? [.timedOut] : [.unavailable, .timedOut]
+        #expect(expected.contains(error?.code), "\(error.map { "\($0)" } ?? "")")
+        #expect(error?.isRetryable == true)
         #expect(!FileManager.default.fileExists(atPath: copy.path))
         await store.close()
 
