@@ -99,12 +99,14 @@ struct SSHConnectionCheck {
             break
         }
         if rc == LIBSSH2_ERROR_KEX_FAILURE || failure.code == LIBSSH2_ERROR_KEX_FAILURE {
-            // The connection is up, so libssh2 itself gave up on the server's algorithm lists: the
-            // same would happen again.
+            // libssh2 reports a key exchange cut short and one that found no common algorithm
+            // alike, and the server closes the connection after either, so they cannot be told
+            // apart reliably: a transport failure (retried), whose message names both causes.
             return .connectionFailed(RemoteStoreError(
-                .invalidResponse,
-                message: "\(server) and libssh2 \(String(cString: libssh2_version(0))) have no key exchange, host key, "
-                    + "cipher or MAC algorithm in common", underlying: failure
+                .unavailable,
+                message: "the key exchange with \(server) failed: the connection dropped, or the server and libssh2 "
+                    + "\(String(cString: libssh2_version(0))) have no key exchange, host key, cipher or MAC algorithm in common",
+                underlying: failure
             ))
         }
         if Self.transportCodes.contains(rc) || Self.transportCodes.contains(failure.code) {
