@@ -164,7 +164,7 @@ public actor DocumentSyncManager {
                 "document": "\(documentID)", "appliedSets": "\(report.appliedSets)", "appliedChanges": "\(report.appliedChanges)",
                 "pushedChanges": "\(report.pushedChanges)", "conflicts": "\(report.conflicts.count)",
                 "warnings": "\(report.warnings.count)", "requests": "\(report.requests)",
-                "ms": "\((ContinuousClock.now - start).components.seconds * 1000 + (ContinuousClock.now - start).components.attoseconds / 1_000_000_000_000_000)",
+                "ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
             ])
             return report
         } catch {

@@ -87,7 +87,7 @@ public final class CountingRemoteStore: RemoteStore {
             let duration = ContinuousClock.now - start
             var metadata: Logger.Metadata = [
                 "primitive": "\(primitive)", "path": "\(path)", "outcome": "\(outcome)",
-                "ms": "\(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)",
+                "ms": "\(duration.wholeMilliseconds)",
             ]
             if let bytes { metadata["bytes"] = "\(bytes)" }
             logger.debug("remote request", metadata: metadata)

@@ -1,0 +1,7 @@
+extension Duration {
+    /// The duration in whole milliseconds (truncated), as the logs report it.
+    var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}
