@@ -19,7 +19,7 @@ struct ClientAndDocumentRemovalTests {
         #expect(try await remote.names(in: "\(Paths.document)/DeletedClients") == ["ben.json"])
         #expect(try await remote.names(in: "\(Paths.document)/SyncChanges") == ["anna"])
         #expect(try await remote.names(in: "\(Paths.document)/WholeStore").contains("ben") == false)
-        #expect(try await remote.names(in: Paths.recentSyncs).allSatisfy { $0.hasPrefix("anna@") })
+        #expect(try await remote.recentSyncMarkers().allSatisfy { $0.hasPrefix("anna@") })
 
         try ben.execute("INSERT INTO tag VALUES ('t1', 'kept')")
         let report = try await ben.sync()

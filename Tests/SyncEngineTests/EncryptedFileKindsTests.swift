@@ -27,7 +27,13 @@ struct EncryptedFileKindsTests {
             ("deleted-document tombstone", layout.deletedDocumentTombstone(TestClient.documentID), Data("{\"doc\": \"\(Self.marker)\"}".utf8)),
             ("application client tombstone", layout.deletedClientTombstone(ben), try JSONEncoder().encode(device)),
             ("document info", document.documentInfo, Data("{\"description\": \"\(Self.marker)\"}".utf8)),
-            ("integrity key", try document.integrityKey(UUID().uuidString), Data()),
+            (
+                "integrity key",
+                try IntegrityKeyFile.path(
+                    for: UUID().uuidString, of: document, format: RemoteFormatFile(encrypted: true, createdBy: anna, createdAt: Date())
+                ),
+                Data()
+            ),
             ("change set", document.changeSets(of: anna) / "0001938a6c1f0003-\(UUID().uuidString).syncchg", Data("RSCS\(Self.marker)".utf8)),
             ("last-sync marker", document.recentSync(RecentSyncName(clientID: anna, date: Date())), Data("{\"clientID\": \"\(Self.marker)\"}".utf8)),
             ("document client tombstone", document.deletedClientTombstone(ben), try JSONEncoder().encode(device)),

@@ -58,7 +58,7 @@ struct EncryptedSyncTests {
         #expect(files.contains { $0.string.contains("/SyncChanges/") })
         #expect(files.contains { $0.string.contains("/RecentSyncs/") })
         #expect(files.contains { $0.string.hasSuffix("/documentInfo.json") })
-        #expect(files.contains { $0.string.contains("/IntegrityKey/") })
+        #expect(files.contains { $0.string.hasSuffix(".integritykey") })
         for path in files {
             let content = try await remote.store.read(path)
             #expect(!content.contains(text: marker), "\(path) holds the marker in clear")

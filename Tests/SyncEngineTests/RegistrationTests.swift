@@ -74,7 +74,7 @@ struct RegistrationTests {
         let created = try await anna.manager.register()
         #expect(created.createdDocument)
         #expect(!created.recreatedDeletedDocument)
-        #expect(try await remote.names(in: Paths.integrityKey) == [created.integrityKey])
+        #expect(try await remote.integrityKeys() == [created.integrityKey])
         #expect(try await remote.names(in: "\(Paths.document)/SyncChanges") == ["anna"])
         #expect(try await remote.names(in: Paths.document).contains("documentInfo.json"))
         #expect(try await anna.manager.isRegistered)
@@ -261,11 +261,11 @@ struct RegistrationTests {
 
     /// Replaces the document's integrity key, as a recreation of the document does.
     private func replaceIntegrityKey(on remote: TestRemote) async throws -> String {
-        for old in try await remote.names(in: Paths.integrityKey) {
-            try await remote.store.delete(RemotePath("\(Paths.integrityKey)/\(old)"))
+        for old in try await remote.integrityKeys() {
+            try await remote.store.delete(RemotePath(Paths.integrityKeyFile(old)))
         }
         let key = UUID().uuidString
-        try await remote.store.write(Data(), to: RemotePath("\(Paths.integrityKey)/\(key)"))
+        try await remote.store.write(Data(), to: RemotePath(Paths.integrityKeyFile(key)))
         return key
     }
 }

@@ -56,7 +56,7 @@ struct SyncManagerTests {
         try anna.execute("INSERT INTO tag VALUES ('t1', 'before')")
 
         let first = Task { try await anna.sync() }
-        await gate.untilEntered()  // the first sync has pushed and is held writing its last-sync marker
+        await gate.untilEntered()  // the first sync has written its set and is held writing the marker announcing it
         try anna.execute("INSERT INTO tag VALUES ('t2', 'during')")
         let followers = (0..<3).map { _ in Task { try await anna.sync() } }
         while await anna.manager.waitingSyncRequests < 3 {
@@ -73,8 +73,8 @@ struct SyncManagerTests {
         #expect(firstReport.pushedChanges == 1)
         #expect(Set(followerReports.map(\.startedAt)).count == 1)
         #expect(followerReports.allSatisfy { $0.pushedChanges == 1 })
-        // Two syncs in all: the first one's marker, then the follow-up's change set and marker.
-        #expect(await memory.statistics.requests(of: .upload) == 3)
+        // Two syncs in all, each uploading its marker, then its change set.
+        #expect(await memory.statistics.requests(of: .upload) == 4)
         try await ben.sync()
         #expect(try ben.count("tag") == 2)
     }

@@ -51,6 +51,18 @@ struct TestRemote: Sendable {
         }
     }
 
+    /// The document's integrity keys: `RecentSyncs/<key>.integritykey` (format 2) and
+    /// `IntegrityKey/<key>` (format 1).
+    func integrityKeys() async throws -> [String] {
+        let current = try await names(in: Paths.recentSyncs).filter { $0.hasSuffix(".integritykey") }
+        return try await current.map { String($0.dropLast(".integritykey".count)) } + names(in: "\(Paths.document)/IntegrityKey")
+    }
+
+    /// The names of the document's last-sync markers.
+    func recentSyncMarkers() async throws -> [String] {
+        try await names(in: Paths.recentSyncs).filter { RecentSyncName(fileName: $0) != nil }
+    }
+
     /// The names of the files directly inside `directory` (empty if it does not exist).
     func names(in directory: String) async throws -> [String] {
         do {
@@ -200,5 +212,6 @@ enum Paths {
     static let document = "com.example.notes/Documents/notebook"
     static func changeSets(of client: String) -> String { "\(document)/SyncChanges/\(client)" }
     static let recentSyncs = "\(document)/RecentSyncs"
-    static let integrityKey = "\(document)/IntegrityKey"
+    /// The integrity key file of format 2.
+    static func integrityKeyFile(_ key: String) -> String { "\(recentSyncs)/\(key).integritykey" }
 }

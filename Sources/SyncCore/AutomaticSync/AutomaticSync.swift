@@ -105,7 +105,7 @@ public actor AutomaticSync {
         while !Task.isCancelled {
             do {
                 try await clock.sleep(for: delay)
-                let remoteSyncs = try await manager.otherClientsSyncMarkers()
+                let remoteSyncs = try await manager.otherClientsPublications()
                 let pending = try manager.localStore.hasPendingChanges()
                 if trigger == .start || remoteSyncs != knownRemoteSyncs || pending {
                     try await sync(trigger)

@@ -5,7 +5,8 @@ extension ApplicationSyncManager {
     /// Removes another client from a document (TICoreDataSync's client deletion).
     ///
     /// Order, each step safe to repeat: `DeletedClients/<client>.json` (a copy of its device info)
-    /// is written **first**, then its change sets, whole stores and last-sync markers are deleted.
+    /// is written **first**, then its last-sync markers, change sets and whole stores are deleted
+    /// (and markers once more, in case it synced meanwhile).
     /// At its next sync the removed client finds its directory gone and the tombstone: its
     /// ``DocumentSyncDelegate/clientWasRemoved(from:)`` decides whether it registers again
     /// (keeping its local data and unpushed changes, re-based on the newest whole store) or stops
@@ -84,8 +85,16 @@ extension ApplicationSyncManager {
         let device = try await remote.readJSONIfPresent(DeviceInfo.self, from: application.layout.deviceInfo(client))
             ?? DeviceInfo(clientID: client, description: "", registeredAt: Date())
         try await remote.writeJSON(device, to: layout.deletedClientTombstone(client))
+        // Markers go first: a client with a marker but no directory would be skipped by readers
+        // of format 2 while it thinks it is registered. They go again last, in case the removed
+        // client synced meanwhile (it then learns of the removal at its next push).
+        try await deleteMarkers(of: client, in: layout, remote)
         try await remote.delete(layout.changeSets(of: client))
         try await remote.delete(layout.wholeStores(of: client))
+        try await deleteMarkers(of: client, in: layout, remote)
+    }
+
+    private func deleteMarkers(of client: SyncIdentifier, in layout: DocumentLayout, _ remote: CodedRemote) async throws {
         for item in try await remote.listIfPresent(layout.recentSyncs) ?? [] where RecentSyncName(fileName: item.name)?.clientID == client {
             try await remote.delete(layout.recentSyncs / item.name)
         }

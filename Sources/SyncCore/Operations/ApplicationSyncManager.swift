@@ -29,6 +29,9 @@ public actor ApplicationSyncManager {
     private let layout: ApplicationLayout
     private let codecProvider: any RemoteCodecProvider
     private var registration: Task<ApplicationRegistration, any Error>?
+    /// The format version written when this manager creates the application's remote data
+    /// (tests create older formats to prove they are still read and written).
+    private var newApplicationFormatVersion = RemoteFormatFile.currentVersion
 
     /// Where RollingSync logs what it does (see ``init(store:applicationID:device:codecProvider:logger:)``).
     nonisolated let logger: Logger
@@ -80,6 +83,13 @@ public actor ApplicationSyncManager {
             registration = nil
             throw error
         }
+    }
+
+    /// Creates new applications in format `version` (at most the current one) instead of the
+    /// current format: for tests of older layouts.
+    func createNewApplications(inFormat version: Int) {
+        precondition((1...RemoteFormatFile.currentVersion).contains(version), "unknown remote format version \(version)")
+        newApplicationFormatVersion = version
     }
 
     /// Forgets the remembered registration, so the next ``register()`` checks the remote again
@@ -147,7 +157,9 @@ public actor ApplicationSyncManager {
         }
         try await remote.write(Data(Self.readMe.utf8), to: layout.readMe)
         let (codec, encrypted) = try await codecProvider.codecForNewApplication(layout: layout, store: store)
-        let format = RemoteFormatFile(encrypted: encrypted, createdBy: device.clientID, createdAt: Date())
+        let format = RemoteFormatFile(
+            encrypted: encrypted, createdBy: device.clientID, createdAt: Date(), version: newApplicationFormatVersion
+        )
         try await remote.writeJSON(format, to: layout.formatFile)
         return (format, codec)
     }

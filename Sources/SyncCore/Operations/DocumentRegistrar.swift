@@ -14,7 +14,7 @@ import RemoteProtocol
 /// 2. The document exists but `SyncChanges/<client>/` does not: a `DeletedClients/<client>.json`
 ///    means another client removed this one; the delegate decides whether to register again
 ///    (keeping local data) and the tombstone is then removed.
-/// 3. Integrity key: `IntegrityKey/` is listed and its key adopted. A key that differs from the
+/// 3. Integrity key: its directory is listed (``IntegrityKeyFile``) and its key adopted. A key that differs from the
 ///    one this database adopted before means the document was recreated: the delegate decides;
 ///    unpushed local changes are **kept** either way (TICoreDataSync wiped them).
 /// 4. `SyncChanges/<client>/` is created, and the registration recorded in the database.
@@ -65,7 +65,7 @@ struct DocumentRegistrar {
             try await remote.delete(layout.deletedClientTombstone(clientID))
             adoptedKey = nil
         }
-        let key = try await Self.integrityKey(of: layout, through: remote)
+        let key = try await Self.integrityKey(of: layout, format: application.format, through: remote)
         if let adoptedKey, adoptedKey != key {
             guard await delegate.integrityKeyChanged(for: documentID) == .keepLocalDataAndRegister else {
                 throw SyncError(
@@ -90,32 +90,34 @@ struct DocumentRegistrar {
         )
     }
 
-    /// The document's integrity key: the smallest valid name in `IntegrityKey/` (there is one;
-    /// taking the smallest keeps every client's choice the same should a race leave two).
+    /// The document's integrity key (there is one; see ``IntegrityKeyFile`` for which is taken
+    /// should a race leave two).
     /// - Throws: ``SyncError/Code/corruptRemoteData`` if there is none.
-    static func integrityKey(of layout: DocumentLayout, through remote: CodedRemote) async throws -> String {
-        guard let key = try await currentIntegrityKey(of: layout, through: remote) else {
-            throw SyncError(.corruptRemoteData, "document \(layout.root) has no integrity key in \(layout.integrityKeys)")
+    static func integrityKey(of layout: DocumentLayout, format: RemoteFormatFile, through remote: CodedRemote) async throws -> String {
+        guard let key = try await currentIntegrityKey(of: layout, format: format, through: remote) else {
+            throw SyncError(
+                .corruptRemoteData,
+                "document \(layout.root) has no integrity key in \(IntegrityKeyFile.directory(of: layout, format: format))"
+            )
         }
         return key
     }
 
-    /// The document's integrity key, or `nil` if the document (or its key) is gone.
-    static func currentIntegrityKey(of layout: DocumentLayout, through remote: CodedRemote) async throws -> String? {
-        let names = try await remote.listIfPresent(layout.integrityKeys)?.filter { !$0.isDirectory }.map(\.name)
-        return names?.filter(isValidIntegrityKey).min()
-    }
-
-    private static func isValidIntegrityKey(_ name: String) -> Bool {
-        name.utf8.count >= 16 && !name.hasPrefix(".")
+    /// The document's integrity key, or `nil` if the document (or its key) is gone: one listing.
+    static func currentIntegrityKey(of layout: DocumentLayout, format: RemoteFormatFile, through remote: CodedRemote) async throws -> String? {
+        try await remote.listIfPresent(IntegrityKeyFile.directory(of: layout, format: format)).flatMap {
+            IntegrityKeyFile.key(in: $0, format: format)
+        }
     }
 
     private func createDocument(wasDeleted: Bool) async throws {
-        for directory in layout.skeleton {
+        let format = application.format
+        for directory in layout.skeleton(format: format) {
             try await remote.createDirectory(directory)
         }
-        if try await Self.currentIntegrityKey(of: layout, through: remote) == nil {
-            try await remote.write(Data(), to: try remote.remote { try layout.integrityKey(UUID().uuidString) })
+        if try await Self.currentIntegrityKey(of: layout, format: format, through: remote) == nil {
+            let key = try await remote.remote { try IntegrityKeyFile.path(for: UUID().uuidString, of: layout, format: format) }
+            try await remote.write(Data(), to: key)
         }
         if wasDeleted {
             try await markOtherClientsRemoved()

@@ -209,6 +209,7 @@ public actor DocumentSyncManager {
             let synchronizer = Synchronizer(
                 remote: remote,
                 layout: application.layout.document(documentID),
+                format: application.format,
                 clientID: application.clientID,
                 integrityKey: integrityKey,
                 recentSyncMarkers: registration.recentSyncMarkers,

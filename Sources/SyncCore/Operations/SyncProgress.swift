@@ -26,10 +26,10 @@ public struct SyncProgress: Sendable, Equatable {
         case downloading
         /// Applying change sets to the local database.
         case applying
+        /// Writing the last-sync marker (before the upload it announces).
+        case recording
         /// Uploading the local pending changes.
         case pushing
-        /// Writing the last-sync marker.
-        case recording
         /// Whole-store upload: copying the local database to a consistent snapshot file.
         case snapshotting
         /// Whole-store upload: compressing the snapshot (bytes of the snapshot read).

@@ -5,23 +5,29 @@ import RemoteProtocol
 /// One synchronization pass of a registered document (TICoreDataSync's pre-sync, sync and
 /// post-sync), written once against ``RemoteStore``:
 ///
-/// 1. **Check**: list `IntegrityKey/` and compare with the adopted key.
-/// 2. **List**: list `SyncChanges/` once, then each other client's directory once; names carry
-///    the clock, so the sets not applied yet are found and ordered without any download. A
-///    vacuum marker naming a set never applied here stops the pass (``Outcome/historyMissing``):
-///    the manager installs a whole store, keeping unpushed changes, and runs another pass. A set
-///    whose upload an earlier sync left unknown is settled now (one `exists`), before applying.
+/// 1. **Check**: list the integrity key's directory and compare with the adopted key (format 2:
+///    `RecentSyncs/`, whose listing also tells what every client published).
+/// 2. **Find** the sets not applied yet (``ChangeSetDiscovery``): format 2 lists only the
+///    directories of clients whose announced newest set is not applied here (a sync with nothing
+///    new lists nothing more); format 1 lists `SyncChanges/` and every client's directory. Names
+///    carry the clock, so the sets are ordered without any download. A vacuum marker naming a set
+///    never applied here stops the pass (``Outcome/historyMissing``): the manager installs a whole
+///    store, keeping unpushed changes, and runs another pass. A set whose upload an earlier sync
+///    left unknown is settled now (one `exists`), before applying.
 /// 3. **Download, verify, apply** each in clock order (then id), through the codec (which verifies)
-///    and the change-set checksum, downloading a few sets ahead of the one being applied; the local store applies each set atomically with conflict
-///    detection and records it as applied, so a set is never applied twice. A set that cannot be
-///    read is reported and holds back the later sets of its client until a later sync succeeds;
-///    so does a set written with a newer schema (a table or column this database lacks), reported
-///    as ``SyncWarning/upgradeRequired(table:column:fromClient:fileName:)`` until the
-///    application migrates.
-/// 4. **Push** the local pending changes (including values re-published by conflict decisions)
+///    and the change-set checksum, downloading a few sets ahead of the one being applied; the local
+///    store applies each set atomically with conflict detection and records it as applied, so a set
+///    is never applied twice. A set that cannot be read is reported and holds back the later sets
+///    of its client until a later sync succeeds; so does a set written with a newer schema (a table
+///    or column this database lacks), reported as
+///    ``SyncWarning/upgradeRequired(table:column:fromClient:fileName:)`` until the application
+///    migrates.
+/// 4. **Record** the sync: write the new last-sync marker, which names the set about to be pushed
+///    (format 2), **before** that set is uploaded, so no reader can miss it. If the marker cannot be
+///    written, nothing is pushed and the sync fails; without anything to push, it is a warning.
+/// 5. **Push** the local pending changes (including values re-published by conflict decisions)
 ///    as one new immutable set, recorded locally before the upload so a lost reply neither loses
-///    nor duplicates anything (see ``OutgoingChangeSet``).
-/// 5. **Record** the sync: write the new last-sync marker, then delete the previous one.
+///    nor duplicates anything (see ``OutgoingChangeSet``); then delete the previous marker.
 ///
 /// A pass that finds the document reset or this client removed stops before changing anything
 /// and returns ``Outcome/registrationLost``, so the manager registers again (with the delegate's
@@ -39,6 +45,8 @@ struct Synchronizer: Sendable {
 
     let remote: CodedRemote
     let layout: DocumentLayout
+    /// The application's remote format: where the key is and what markers say.
+    let format: RemoteFormatFile
     let clientID: SyncIdentifier
     let integrityKey: String
     let recentSyncMarkers: [String]
@@ -51,65 +59,65 @@ struct Synchronizer: Sendable {
     let logger: Logger
     let progress: @Sendable (SyncProgress) -> Void
 
-    /// A change set of another client found in the listing.
-    private struct RemoteSet: Sendable {
-        var client: SyncIdentifier
-        var name: ChangeSetName
-        var size: Int64
-    }
+    private typealias RemoteSet = ChangeSetDiscovery.RemoteSet
 
     func run(into report: inout SyncReport) async throws -> Outcome {
         progress(SyncProgress(phase: .listing))
-        guard try await DocumentRegistrar.currentIntegrityKey(of: layout, through: remote) == integrityKey else {
+        var recentSyncs: [RemoteItem]?
+        if format.keepsIntegrityKeyInRecentSyncs {
+            recentSyncs = try await remote.listIfPresent(layout.recentSyncs)
+            guard let recentSyncs, IntegrityKeyFile.key(in: recentSyncs, format: format) == integrityKey else {
+                return .registrationLost
+            }
+        } else if try await DocumentRegistrar.currentIntegrityKey(of: layout, format: format, through: remote) != integrityKey {
             return .registrationLost
         }
-        guard let listing = try await listUnappliedSets() else { return .registrationLost }
+        let discovery = ChangeSetDiscovery(remote: remote, layout: layout, clientID: clientID, includeOwnSets: includeOwnSets)
+        let applied = Set(try local { try localStore.appliedSetIDs() })
+        guard let found = try await discovery.find(recentSyncs: format.announcesNewestSets ? recentSyncs : nil, applied: applied) else {
+            return .registrationLost
+        }
         logger.debug("listed change sets", metadata: [
-            "clients": "\(listing.all.count)", "toApply": "\(listing.unapplied.count)",
-            "missingHistory": "\(listing.missingHistory.map { "\($0)" } ?? "none")",
+            "mode": "\(found.mode.rawValue)", "clients": "\(found.known.count)", "toApply": "\(found.unapplied.count)",
+            "missingHistory": "\(found.missingHistory.map { "\($0)" } ?? "none")",
         ])
-        if let client = listing.missingHistory { return .historyMissing(client: client) }
+        if let client = found.missingHistory { return .historyMissing(client: client) }
         // Settle an upload an earlier sync left unknown before applying, so changes that are in
         // fact published are not treated as unpushed by conflict detection.
         try await settleOutgoingSet()
-        try await apply(listing.unapplied, into: &report)
-        try await push(into: &report)
-        await recordSync(appliedThrough: try appliedThrough(listing.all), into: &report)
-        return .completed
-    }
-
-    /// Every other client's sets (one listing each) and those not applied yet, in apply order
-    /// (with ``includeOwnSets``, this client's own sets too: after a whole-store install, those
-    /// the store lacks are applied like any other); the first client whose vacuum marker names a
-    /// set never applied here; `nil` if this client's own directory is missing.
-    private func listUnappliedSets() async throws
-        -> (all: [SyncIdentifier: [ChangeSetName]], unapplied: [RemoteSet], missingHistory: SyncIdentifier?)?
-    {
-        guard let clients = try await remote.listIfPresent(layout.syncChanges),
-            clients.contains(where: { $0.isDirectory && $0.name == clientID.rawValue })
-        else { return nil }
-        let applied = Set(try local { try localStore.appliedSetIDs() })
-        var all: [SyncIdentifier: [ChangeSetName]] = [:]
-        var unapplied: [RemoteSet] = []
-        var missingHistory: SyncIdentifier?
-        for item in clients where item.isDirectory && (includeOwnSets || item.name != clientID.rawValue) {
-            guard let client = try? SyncIdentifier(item.name) else { continue }
-            let files = try await remote.listIfPresent(layout.changeSets(of: client)) ?? []
-            var names: [ChangeSetName] = []
-            for file in files where !file.isDirectory {
-                if let marker = VacuumMarkerName(fileName: file.name), !applied.contains(marker.newestRemoved.id) {
-                    missingHistory = missingHistory ?? client
-                }
-                guard let name = ChangeSetName(fileName: file.name) else { continue }
-                names.append(name)
-                if !applied.contains(name.id) {
-                    unapplied.append(RemoteSet(client: client, name: name, size: file.size ?? 0))
-                }
+        try await apply(found.unapplied, into: &report)
+        let outgoing = try preparePush(into: &report)
+        // A client's sets have increasing clocks, except a set re-written after its upload was found
+        // missing (same changes, same clock, new id): the new set is the newest then.
+        let newestOwn = outgoing.map { outgoing in
+            found.ownNewest.map { $0.clock > outgoing.name.clock ? $0 : outgoing.name } ?? outgoing.name
+        } ?? found.ownNewest
+        let marker = RecentSyncName(
+            clientID: clientID, date: Date(),
+            newestSet: format.announcesNewestSets ? newestOwn.map { .set($0) } ?? .nothingPushed : .unannounced
+        )
+        do {
+            try await writeMarker(marker, appliedThrough: try appliedThrough(found.known))
+        } catch {
+            // Without the marker, readers of format 2 may not look for the set: keep it local.
+            guard let outgoing else {
+                report.warnings.append(.lastSyncNotRecorded(reason: "\(error)"))
+                return .completed
             }
-            all[client] = names.sorted()
+            outgoing.file.remove()
+            throw error
         }
-        unapplied.sort { ($0.name, $0.client) < ($1.name, $1.client) }
-        return (all, unapplied, missingHistory)
+        if let outgoing {
+            do {
+                try await push(outgoing, into: &report)
+            } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
+                // The client's directory vanished since it was last listed: it was removed.
+                logger.notice("change-set directory missing at push", metadata: ["set": "\(outgoing.name.fileName)"])
+                return .registrationLost
+            }
+        }
+        await deletePreviousMarkers(keeping: marker, into: &report)
+        return .completed
     }
 
     /// Downloads sets in order, up to ``downloadsAhead`` at a time, and applies each in order as
@@ -294,37 +302,55 @@ struct Synchronizer: Sendable {
         var reason: String
     }
 
-    private func push(into report: inout SyncReport) async throws {
-        progress(SyncProgress(phase: .pushing))
-        let scratch = try LocalScratchFile()
-        defer { scratch.remove() }
-        let setID = UUID().uuidString
+    /// Settles references of pending deletions, then writes the pending changes as a new set and
+    /// records it as outgoing (before any upload); `nil` if there is nothing to push.
+    private func preparePush(into report: inout SyncReport) throws -> PreparedPush? {
         let settled = try local { try localStore.settleReferencesOfPendingChanges() }
         for warning in settled {
             logger.notice("rule applied before the push", metadata: ["warning": "\(Self.describe(warning))"])
         }
         report.warnings += settled.map { .settledLocally($0) }
-        guard let pending = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
-            return
+        let scratch = try LocalScratchFile()
+        let setID = UUID().uuidString
+        let pending: PendingChangeSet
+        do {
+            guard let written = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
+                scratch.remove()
+                return nil
+            }
+            pending = written
+            let outgoing = OutgoingChangeSet(name: ChangeSetName(clock: pending.summary.maximumClock, id: setID), pending: pending)
+            try local { try state.setOutgoing(outgoing) }
+            return PreparedPush(outgoing: outgoing, file: scratch)
+        } catch {
+            scratch.remove()
+            throw error
         }
-        let outgoing = OutgoingChangeSet(name: ChangeSetName(clock: pending.summary.maximumClock, id: setID), pending: pending)
-        try local { try state.setOutgoing(outgoing) }
-        progress(SyncProgress(phase: .pushing, itemsTotal: 1, bytesTotal: Int64(pending.summary.byteCount)))
-        try await remote.upload(scratch.url, to: layout.changeSet(outgoing.name, of: clientID))
+    }
+
+    /// A set written and recorded as outgoing, waiting for its upload.
+    private struct PreparedPush {
+        var outgoing: OutgoingChangeSet
+        var file: LocalScratchFile
+        var name: ChangeSetName { outgoing.name }
+    }
+
+    /// Uploads a prepared set and marks its changes pushed; removes its scratch file either way.
+    private func push(_ prepared: PreparedPush, into report: inout SyncReport) async throws {
+        defer { prepared.file.remove() }
+        let outgoing = prepared.outgoing
+        let bytes = Int64(outgoing.pending.summary.byteCount)
+        progress(SyncProgress(phase: .pushing, itemsTotal: 1, bytesTotal: bytes))
+        try await remote.upload(prepared.file.url, to: layout.changeSet(outgoing.name, of: clientID))
         try local {
-            try localStore.markPushed(pending)
+            try localStore.markPushed(outgoing.pending)
             try state.clearOutgoing()
         }
-        progress(
-            SyncProgress(
-                phase: .pushing, itemsDone: 1, itemsTotal: 1,
-                bytesDone: Int64(pending.summary.byteCount), bytesTotal: Int64(pending.summary.byteCount)
-            )
-        )
+        progress(SyncProgress(phase: .pushing, itemsDone: 1, itemsTotal: 1, bytesDone: bytes, bytesTotal: bytes))
         logger.debug("pushed change set", metadata: [
-            "set": "\(outgoing.name.fileName)", "changes": "\(pending.summary.changeCount)", "bytes": "\(pending.summary.byteCount)",
+            "set": "\(outgoing.name.fileName)", "changes": "\(outgoing.pending.summary.changeCount)", "bytes": "\(bytes)",
         ])
-        report.pushedChanges = pending.summary.changeCount
+        report.pushedChanges = outgoing.pending.summary.changeCount
         report.pushedSetName = outgoing.name.fileName
     }
 
@@ -340,11 +366,11 @@ struct Synchronizer: Sendable {
         try local { try state.clearOutgoing() }
     }
 
-    /// For each other client, the newest of its listed sets that is applied here.
-    private func appliedThrough(_ all: [SyncIdentifier: [ChangeSetName]]) throws -> [String: String] {
+    /// For each other client, the newest of its known sets that is applied here.
+    private func appliedThrough(_ known: [SyncIdentifier: [ChangeSetName]]) throws -> [String: String] {
         let applied = Set(try local { try localStore.appliedSetIDs() })
         var result: [String: String] = [:]
-        for (client, names) in all where client != clientID {
+        for (client, names) in known where client != clientID {
             if let newest = names.last(where: { applied.contains($0.id) }) {
                 result[client.rawValue] = newest.fileName
             }
@@ -352,24 +378,28 @@ struct Synchronizer: Sendable {
         return result
     }
 
-    /// Writes the new last-sync marker, then deletes the previous ones. The new name is recorded
-    /// before the upload and old names are forgotten only once deleted, so a failure anywhere
-    /// leaves no marker behind for good. A failure here does not fail the sync (the data is
-    /// synced); it is reported as a warning.
-    private func recordSync(appliedThrough: [String: String], into report: inout SyncReport) async {
+    /// Writes the new last-sync marker. Its name is recorded before the upload, so a marker
+    /// whose upload outcome is unknown is deleted by a later sync.
+    private func writeMarker(_ name: RecentSyncName, appliedThrough: [String: String]) async throws {
         progress(SyncProgress(phase: .recording))
-        let name = RecentSyncName(clientID: clientID, date: Date())
-        var markers = recentSyncMarkers.filter { $0 != name.fileName }
+        let previous = recentSyncMarkers.filter { $0 != name.fileName }
+        try local { try state.setRecentSyncMarkers(previous + [name.fileName]) }
+        let record = RecentSyncRecord(clientID: clientID, syncedAt: name.date, appliedThrough: appliedThrough)
+        try await remote.writeJSON(record, to: layout.recentSync(name))
+    }
+
+    /// Deletes this client's previous markers, forgetting each name once it is deleted, so a
+    /// failure leaves no marker behind for good. A failure does not fail the sync (the data is
+    /// synced); it is reported as a warning.
+    private func deletePreviousMarkers(keeping current: RecentSyncName, into report: inout SyncReport) async {
+        var markers = recentSyncMarkers.filter { $0 != current.fileName }
         do {
-            try local { try state.setRecentSyncMarkers(markers + [name.fileName]) }
-            let record = RecentSyncRecord(clientID: clientID, syncedAt: name.date, appliedThrough: appliedThrough)
-            try await remote.writeJSON(record, to: layout.recentSync(name))
             while let previous = markers.first {
                 if let old = RecentSyncName(fileName: previous) {
                     try await remote.delete(layout.recentSync(old))
                 }
                 markers.removeFirst()
-                try local { try state.setRecentSyncMarkers(markers + [name.fileName]) }
+                try local { try state.setRecentSyncMarkers(markers + [current.fileName]) }
             }
         } catch {
             report.warnings.append(.lastSyncNotRecorded(reason: "\(error)"))

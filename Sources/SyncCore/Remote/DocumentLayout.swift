@@ -3,8 +3,10 @@ import RemoteProtocol
 /// Where each file of one document lives in the remote store.
 ///
 /// ```
-/// Documents/<doc>/ documentInfo.json  IntegrityKey/<key>  SyncChanges/<client>/<name>.syncchg
-///                  RecentSyncs/<client>@<time>.recentsync  WholeStore/<client>/…  DeletedClients/<client>.json
+/// Documents/<doc>/ documentInfo.json  SyncChanges/<client>/<name>.syncchg
+///                  RecentSyncs/<client>@<time>@<newest set>.recentsync  RecentSyncs/<key>.integritykey
+///                  WholeStore/<client>/…  DeletedClients/<client>.json
+///                  IntegrityKey/<key>   (format 1 only; see ``IntegrityKeyFile``)
 /// ```
 /// Every data file is written once under a unique name and never modified; small facts (a clock,
 /// a time, a key) live in names so a single listing answers questions without downloads.
@@ -19,7 +21,7 @@ public struct DocumentLayout: Hashable, Sendable {
 
     /// `documentInfo.json`: identifier, description, user info and creator.
     public var documentInfo: RemotePath { root / "documentInfo.json" }
-    /// `IntegrityKey/`: holds one empty file whose name is the document's integrity key.
+    /// `IntegrityKey/` (format 1): holds one empty file whose name is the document's integrity key.
     public var integrityKeys: RemotePath { root / "IntegrityKey" }
     /// `SyncChanges/`: one directory of change sets per client.
     public var syncChanges: RemotePath { root / "SyncChanges" }
@@ -31,14 +33,9 @@ public struct DocumentLayout: Hashable, Sendable {
     /// `DeletedClients/`: tombstones of clients removed from this document.
     public var deletedClients: RemotePath { root / "DeletedClients" }
 
-    /// The directories created with the document.
-    public var skeleton: [RemotePath] {
-        [integrityKeys, syncChanges, recentSyncs, wholeStores, deletedClients]
-    }
-
-    /// `IntegrityKey/<key>`.
-    public func integrityKey(_ key: String) throws -> RemotePath {
-        try integrityKeys.appending(RemotePath(components: [key]))
+    /// The directories created with a document of `format`.
+    func skeleton(format: RemoteFormatFile) -> [RemotePath] {
+        (format.keepsIntegrityKeyInRecentSyncs ? [] : [integrityKeys]) + [syncChanges, recentSyncs, wholeStores, deletedClients]
     }
 
     /// `SyncChanges/<client>/`.

@@ -1,12 +1,16 @@
 import Foundation
 
-/// The file name of a client's last-sync marker in `RecentSyncs/`: `<client>@<time>.recentsync`.
+/// The file name of a client's last-sync marker in `RecentSyncs/`:
+/// `<client>@<time>@<newest set>.recentsync` (format 2) or `<client>@<time>.recentsync` (format 1).
 ///
 /// `<time>` is the UTC time of the sync as `yyyyMMdd'T'HHmmss.SSS'Z'`, written by the client
-/// itself (never the server's modification time). Each client keeps exactly one marker: a sync
-/// writes its new marker, then deletes the previous one, so listing `RecentSyncs/` once tells when
-/// every client last synced. `@` cannot occur in a ``SyncIdentifier``, which keeps the name
-/// unambiguous. Names that do not follow the pattern are ignored by ``init(fileName:)``.
+/// itself (never the server's modification time). `<newest set>` (format 2) is the stem
+/// `<clock>-<id>` of the newest change set the client pushed, or `none`: one listing of
+/// `RecentSyncs/` then tells what every client has published, and a sync lists a client's change
+/// sets only when it has not applied that set (see ``NewestSet``). Each client keeps exactly one
+/// marker: a sync writes its new marker, then deletes the previous one. `@` cannot occur in a
+/// ``SyncIdentifier``, which keeps the name unambiguous. Names that do not follow the pattern are
+/// ignored by ``init(fileName:)``.
 public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
     /// The file-name extension of last-sync markers.
     public static let fileExtension = "recentsync"
@@ -16,32 +20,72 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
     /// When it synced, in whole milliseconds since 1970-01-01 UTC (kept as an integer so a name
     /// parsed and formatted again is exactly the same name).
     public let millisecondsSince1970: Int64
+    /// What the marker says about the newest change set its client pushed.
+    public let newestSet: NewestSet
+
+    /// What a last-sync marker says about its client's change sets.
+    ///
+    /// A format-2 client writes its marker **before** uploading a change set, naming that set, and
+    /// only ever names a set at least as new as the one it named before. So every set in the
+    /// client's `SyncChanges/` directory is at most the newest set its markers name: a reader that
+    /// has applied that set (and, since a client's sets are applied in order, every older one) has
+    /// nothing to fetch from the client and need not list its directory. A named set may not exist
+    /// (yet, or ever, if its upload failed); the reader then lists the directory and finds nothing
+    /// new, which costs a listing and misses nothing.
+    public enum NewestSet: Hashable, Sendable {
+        /// A format-1 name, which says nothing: a reader lists the client's change sets.
+        case unannounced
+        /// The client has pushed no change set to this document.
+        case nothingPushed
+        /// The newest change set the client pushed or was about to push.
+        case set(ChangeSetName)
+    }
 
     /// When it synced, to the millisecond.
     public var date: Date { Date(timeIntervalSince1970: TimeInterval(millisecondsSince1970) / 1000) }
 
-    /// Names the marker of `clientID` syncing at `date` (rounded down to the millisecond).
-    public init(clientID: SyncIdentifier, date: Date) {
+    /// Names the marker of `clientID` syncing at `date` (rounded down to the millisecond), saying
+    /// `newestSet` about its change sets (``NewestSet/unannounced`` writes a format-1 name).
+    public init(clientID: SyncIdentifier, date: Date, newestSet: NewestSet = .unannounced) {
         self.clientID = clientID
         millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        self.newestSet = newestSet
     }
 
     /// Parses a listed file name; `nil` for anything that is not a last-sync marker.
     public init?(fileName: String) {
         let suffix = ".\(Self.fileExtension)"
-        guard fileName.hasSuffix(suffix), let at = fileName.lastIndex(of: "@") else { return nil }
-        let stem = fileName.dropLast(suffix.count)
-        guard let client = try? SyncIdentifier(String(stem[..<at])),
-            let milliseconds = Self.parse(String(stem[stem.index(after: at)...]))
+        guard fileName.hasSuffix(suffix) else { return nil }
+        let parts = fileName.dropLast(suffix.count).split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 || parts.count == 3,
+            let client = try? SyncIdentifier(String(parts[0])),
+            let milliseconds = Self.parse(String(parts[1]))
         else { return nil }
+        if parts.count == 2 {
+            newestSet = .unannounced
+        } else if parts[2] == Self.noSet {
+            newestSet = .nothingPushed
+        } else if let set = ChangeSetName(fileName: "\(parts[2]).\(ChangeSetName.fileExtension)") {
+            newestSet = .set(set)
+        } else {
+            return nil
+        }
         self.clientID = client
         millisecondsSince1970 = milliseconds
     }
 
-    /// `<client>@<yyyyMMddTHHmmss.SSSZ>.recentsync`.
+    /// `<client>@<yyyyMMddTHHmmss.SSSZ>[@<clock>-<id> | @none].recentsync`.
     public var fileName: String {
-        "\(clientID.rawValue)@\(Self.format(millisecondsSince1970)).\(Self.fileExtension)"
+        let stem = "\(clientID.rawValue)@\(Self.format(millisecondsSince1970))"
+        switch newestSet {
+        case .unannounced: return "\(stem).\(Self.fileExtension)"
+        case .nothingPushed: return "\(stem)@\(Self.noSet).\(Self.fileExtension)"
+        case .set(let set): return "\(stem)@\(set.fileName.dropLast(ChangeSetName.fileExtension.count + 1)).\(Self.fileExtension)"
+        }
     }
+
+    /// The third part of a format-2 name whose client has pushed nothing.
+    private static let noSet = "none"
 
     public var description: String { fileName }
 

@@ -5,8 +5,9 @@ import Foundation
 /// It stays readable without any key (it is written as plain JSON, never through the codec), so
 /// a client can refuse a newer format, or learn that the data is encrypted, before anything else.
 public struct RemoteFormatFile: Codable, Sendable, Equatable {
-    /// The format version this build writes and reads.
-    public static let currentVersion = 1
+    /// The format version this build writes for new applications; it reads this and every older
+    /// version (see Docs/RemoteFormat.md for what each adds).
+    public static let currentVersion = 2
     /// The value of ``format`` in RollingSync's format files.
     public static let formatName = "RollingSync"
 
@@ -29,4 +30,15 @@ public struct RemoteFormatFile: Codable, Sendable, Equatable {
         self.createdBy = createdBy
         self.createdAt = createdAt
     }
+}
+
+extension RemoteFormatFile {
+    /// Format 2: each last-sync marker names its client's newest change set
+    /// (``RecentSyncName/NewestSet``) and is written before that set is uploaded.
+    var announcesNewestSets: Bool { version >= 2 }
+    /// Format 2: the integrity key is `RecentSyncs/<key>.integritykey`, so one listing checks it
+    /// and finds what is new (format 1: `IntegrityKey/<key>`).
+    var keepsIntegrityKeyInRecentSyncs: Bool { version >= 2 }
+    /// Format 2: change sets are compressed before the codec (see ``ChangeSetCompression``).
+    var compressesChangeSets: Bool { version >= 2 }
 }
