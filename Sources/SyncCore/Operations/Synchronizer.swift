@@ -287,6 +287,11 @@ struct Synchronizer: Sendable {
         } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
             throw UnreadableSet(reason: "the file disappeared before it could be downloaded")
         }
+        do {
+            try ChangeSetCompression.expandIfCompressed(file)
+        } catch let damaged as ChangeSetCompression.Failure {
+            throw UnreadableSet(reason: damaged.description)
+        }
         let summary: ChangeSetSummary
         do {
             summary = try ChangeSetReader.verify(fileAt: file)
@@ -311,21 +316,40 @@ struct Synchronizer: Sendable {
         }
         report.warnings += settled.map { .settledLocally($0) }
         let scratch = try LocalScratchFile()
+        var file = scratch
         let setID = UUID().uuidString
-        let pending: PendingChangeSet
         do {
-            guard let written = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
+            guard let pending = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
                 scratch.remove()
                 return nil
             }
-            pending = written
             let outgoing = OutgoingChangeSet(name: ChangeSetName(clock: pending.summary.maximumClock, id: setID), pending: pending)
+            if format.compressesChangeSets {
+                file = try compressed(scratch)
+            }
             try local { try state.setOutgoing(outgoing) }
-            return PreparedPush(outgoing: outgoing, file: scratch)
+            return PreparedPush(outgoing: outgoing, file: file)
         } catch {
             scratch.remove()
+            file.remove()
             throw error
         }
+    }
+
+    /// The compressed form of the set in `file` if it is smaller (removing `file` then), else `file`.
+    private func compressed(_ file: LocalScratchFile) throws -> LocalScratchFile {
+        let smaller = try LocalScratchFile()
+        do {
+            guard try ChangeSetCompression.compress(file.url, to: smaller.url) else {
+                smaller.remove()
+                return file
+            }
+        } catch {
+            smaller.remove()
+            throw SyncError(.local, "the change set could not be compressed: \(error)", underlying: error)
+        }
+        file.remove()
+        return smaller
     }
 
     /// A set written and recorded as outgoing, waiting for its upload.
@@ -339,7 +363,8 @@ struct Synchronizer: Sendable {
     private func push(_ prepared: PreparedPush, into report: inout SyncReport) async throws {
         defer { prepared.file.remove() }
         let outgoing = prepared.outgoing
-        let bytes = Int64(outgoing.pending.summary.byteCount)
+        let size = try? FileManager.default.attributesOfItem(atPath: prepared.file.url.path)[.size] as? NSNumber
+        let bytes = size?.int64Value ?? Int64(outgoing.pending.summary.byteCount)
         progress(SyncProgress(phase: .pushing, itemsTotal: 1, bytesTotal: bytes))
         try await remote.upload(prepared.file.url, to: layout.changeSet(outgoing.name, of: clientID))
         try local {

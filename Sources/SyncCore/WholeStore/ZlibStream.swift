@@ -2,7 +2,7 @@ import CZlib
 import Foundation
 
 /// Streaming zlib (RFC 1950) compression of files with the system zlib, 256 KiB at a time, so a
-/// whole store of any size is compressed or expanded in bounded memory.
+/// whole store or a change set of any size is compressed or expanded in bounded memory.
 enum ZlibStream {
     /// A compression or decompression failure (a damaged stream, a write error).
     struct Failure: Error, CustomStringConvertible {
@@ -11,27 +11,31 @@ enum ZlibStream {
 
     private static let chunkSize = 256 * 1024
 
-    /// Compresses `source` into a new file at `destination` (replaced if present), calling
-    /// `progress` with the bytes of `source` read so far after each chunk.
-    static func compress(_ source: URL, to destination: URL, progress: (Int64) -> Void = { _ in }) throws {
-        try run(source, destination, compressing: true, progress: progress)
+    /// Compresses `source` into a new file at `destination` (replaced if present) that starts
+    /// with `header`, calling `progress` with the bytes of `source` read so far after each chunk.
+    static func compress(_ source: URL, to destination: URL, header: Data = Data(), progress: (Int64) -> Void = { _ in }) throws {
+        try run(source, destination, compressing: true, offset: 0, header: header, progress: progress)
     }
 
-    /// Expands the zlib stream in `source` into `destination`, refusing a truncated or damaged
-    /// stream and any bytes after its end; calls `progress` with the bytes of `source` read so far
-    /// after each chunk.
-    static func decompress(_ source: URL, to destination: URL, progress: (Int64) -> Void = { _ in }) throws {
-        try run(source, destination, compressing: false, progress: progress)
+    /// Expands the zlib stream that starts `offset` bytes into `source` into `destination`,
+    /// refusing a truncated or damaged stream and any bytes after its end; calls `progress` with
+    /// the bytes of `source` read so far after each chunk.
+    static func decompress(_ source: URL, skipping offset: UInt64 = 0, to destination: URL, progress: (Int64) -> Void = { _ in }) throws {
+        try run(source, destination, compressing: false, offset: offset, header: Data(), progress: progress)
     }
 
-    private static func run(_ source: URL, _ destination: URL, compressing: Bool, progress: (Int64) -> Void) throws {
+    private static func run(
+        _ source: URL, _ destination: URL, compressing: Bool, offset: UInt64, header: Data, progress: (Int64) -> Void
+    ) throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
-        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
+        try input.seek(toOffset: offset)
+        guard FileManager.default.createFile(atPath: destination.path, contents: header) else {
             throw Failure(description: "cannot create \(destination.lastPathComponent)")
         }
         let output = try FileHandle(forWritingTo: destination)
         defer { try? output.close() }
+        try output.seekToEnd()
 
         var stream = z_stream()
         let initialized = compressing

@@ -8,9 +8,9 @@ import Testing
 /// Format 2's last-sync markers name each client's newest change set, and readers skip the
 /// directories of clients whose named set they applied. These tests break the ways that could
 /// miss a set: a marker naming a set that never arrived, markers deleted behind a client's back,
-/// a client removed while it syncs.
-@Suite("Announced change sets (format 2)")
-struct AnnouncedSetsTests {
+/// a client removed while it syncs. Format 2 also compresses change sets.
+@Suite("Remote format 2: announced and compressed change sets")
+struct RemoteFormatTwoTests {
     private func markers(of client: String, on remote: TestRemote) async throws -> [RecentSyncName] {
         try await remote.recentSyncMarkers().compactMap(RecentSyncName.init(fileName:)).filter { $0.clientID.rawValue == client }
     }
@@ -130,5 +130,39 @@ struct AnnouncedSetsTests {
         try anna.execute("INSERT INTO tag VALUES ('t1', 'first')")
         try await anna.sync()
         #expect(try await ben.manager.otherClientsPublications() != before)
+    }
+
+    @Test("format 2 stores change sets compressed and format 1 as they are; a damaged compressed set is held back")
+    func compressedSets() async throws {
+        for format in [1, 2] {
+            let remote = try TestRemote(.memory)
+            let (anna, ben) = try await { () async throws -> (TestClient, TestClient) in
+                let anna = try TestClient("anna", remote: remote.store)
+                await anna.application.createNewApplications(inFormat: format)
+                try await anna.sync()
+                let ben = try TestClient("ben", remote: remote.store)
+                try await ben.sync()
+                return (anna, ben)
+            }()
+            for row in 0..<300 {
+                try anna.execute("INSERT INTO tag VALUES (?, ?)", ["t\(row)", "a tag with a label like every other tag \(row)"])
+            }
+            try await anna.sync()
+            let name = try #require(try await remote.names(in: Paths.changeSets(of: "anna")).first)
+            let path = try RemotePath("\(Paths.changeSets(of: "anna"))/\(name)")
+            let stored = try await remote.store.read(path)
+            #expect(stored.prefix(4) == Data(format == 2 ? "RSCZ".utf8 : "RSCS".utf8), "format \(format)")
+            if format == 2 {
+                var damaged = stored
+                damaged[damaged.count - 5] ^= 0xFF
+                try await remote.store.write(damaged, to: path)
+                let held = try await ben.sync()
+                #expect(held.appliedSets == 0)
+                #expect(held.warnings.contains { if case .unreadableChangeSet = $0 { true } else { false } })
+                try await remote.store.write(stored, to: path)
+            }
+            #expect(try await ben.sync().appliedSets == 1)
+            #expect(try ben.dump() == anna.dump())
+        }
     }
 }
