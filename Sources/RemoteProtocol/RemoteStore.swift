@@ -106,6 +106,20 @@ public protocol RemoteStore: Sendable {
     ///   `cancelledDownloadLeavesNoLocalFile`).
     func download(_ path: RemotePath, to localFile: URL) async throws
 
+    /// Downloads a file the caller knows is never replaced while it exists (written once under a
+    /// unique name, as RollingSync's change sets and whole-store parts are), like
+    /// ``download(_:to:)`` but allowed to skip the checks that only guard against the file being
+    /// replaced during the transfer, such as a second request comparing versions.
+    ///
+    /// ## Behavior
+    /// - Everything ``download(_:to:)`` promises for a file that is not replaced: the same bytes,
+    ///   ``RemoteStoreError/Code/notFound`` for a missing path, no partial local file on failure,
+    ///   and a transfer cut short is an error, never a shorter file.
+    /// - For a directory the outcome is unspecified (an error, or a file with whatever the server
+    ///   answers); callers name files they listed.
+    /// - The default implementation calls ``download(_:to:)``.
+    func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws
+
     /// Copies the file at `source` to `destination`, replacing any file there.
     ///
     /// ## Behavior
@@ -163,4 +177,8 @@ public protocol RemoteStore: Sendable {
 
 extension RemoteStore {
     public func close() async {}
+
+    public func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
+        try await download(path, to: localFile)
+    }
 }

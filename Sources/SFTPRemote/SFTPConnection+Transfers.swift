@@ -66,6 +66,7 @@ extension SFTPConnection {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         let base = buffer.baseAddress!
+        RemoteRequestCounter.record()
         var start = 0
         var end = 0
         var endOfFile = false
@@ -122,6 +123,7 @@ extension SFTPConnection {
         defer { if handleIsOpen { _ = libssh2_sftp_close_handle(handle) } }
         do {
             var attributes = LIBSSH2_SFTP_ATTRIBUTES()
+            RemoteRequestCounter.record()
             if libssh2_sftp_fstat_ex(handle, &attributes, 0) != 0 { throw lastFailure() }
             if attributes.isDirectory {
                 throw RemoteStoreError(.isADirectory, path: path, message: "'\(path)' is a directory")
@@ -149,6 +151,7 @@ extension SFTPConnection {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
         defer { buffer.deallocate() }
         let base = buffer.baseAddress!
+        RemoteRequestCounter.record()
         while true {
             try Task.checkCancellation()
             let count = libssh2_sftp_read(handle, base.assumingMemoryBound(to: CChar.self), capacity)

@@ -110,6 +110,7 @@ actor SFTPConnection {
     /// (including below a file, which OpenSSH reports as "no such file").
     func lstat(_ path: String) throws -> LIBSSH2_SFTP_ATTRIBUTES? {
         var attributes = LIBSSH2_SFTP_ATTRIBUTES()
+        RemoteRequestCounter.record()
         let rc = libssh2_sftp_stat_ex(try session().sftp, path, UInt32(path.utf8.count), LIBSSH2_SFTP_LSTAT, &attributes)
         if rc == 0 { return attributes }
         let failure = lastFailure()
@@ -119,24 +120,28 @@ actor SFTPConnection {
 
     /// Creates one directory (mode 0755 before the server's umask).
     func mkdir(_ path: String) throws {
+        RemoteRequestCounter.record()
         let rc = libssh2_sftp_mkdir_ex(try session().sftp, path, UInt32(path.utf8.count), 0o755)
         if rc != 0 { throw lastFailure() }
     }
 
     /// Removes an empty directory.
     func rmdir(_ path: String) throws {
+        RemoteRequestCounter.record()
         let rc = libssh2_sftp_rmdir_ex(try session().sftp, path, UInt32(path.utf8.count))
         if rc != 0 { throw lastFailure() }
     }
 
     /// Removes a file or symbolic link.
     func unlink(_ path: String) throws {
+        RemoteRequestCounter.record()
         let rc = libssh2_sftp_unlink_ex(try session().sftp, path, UInt32(path.utf8.count))
         if rc != 0 { throw lastFailure() }
     }
 
     /// Renames `source` to `destination`, which must not exist (SFTP v3 cannot overwrite).
     func rename(_ source: String, to destination: String) throws {
+        RemoteRequestCounter.record()
         let rc = libssh2_sftp_rename_ex(
             try session().sftp, source, UInt32(source.utf8.count), destination, UInt32(destination.utf8.count), 0
         )
@@ -144,7 +149,11 @@ actor SFTPConnection {
     }
 
     /// Opens a file (`LIBSSH2_FXF_*` flags) or, with `LIBSSH2_SFTP_OPENDIR`, a directory.
+    ///
+    /// Each SFTP request these wrappers send is reported to ``RemoteProtocol/RemoteRequestCounter``
+    /// (the data packets of one transfer or listing count as one: libssh2 pipelines them).
     func open(_ path: String, flags: Int32, mode: Int, type: Int32 = LIBSSH2_SFTP_OPENFILE) throws -> OpaquePointer {
+        RemoteRequestCounter.record()
         guard let handle = libssh2_sftp_open_ex(try session().sftp, path, UInt32(path.utf8.count), UInt(flags), mode, type) else {
             throw lastFailure()
         }
@@ -153,6 +162,7 @@ actor SFTPConnection {
 
     /// Closes a handle; for files written to, this is where the server reports a late write error.
     func closeHandle(_ handle: OpaquePointer) throws {
+        RemoteRequestCounter.record()
         if libssh2_sftp_close_handle(handle) != 0 { throw lastFailure() }
     }
 
@@ -162,6 +172,8 @@ actor SFTPConnection {
         var entries: [(name: String, attributes: LIBSSH2_SFTP_ATTRIBUTES)] = []
         var name = [CChar](repeating: 0, count: 4096)
         var longEntry = [CChar](repeating: 0, count: 4096)
+        // The READDIR exchanges of one listing count as one request (each answers many entries).
+        RemoteRequestCounter.record()
         while true {
             var attributes = LIBSSH2_SFTP_ATTRIBUTES()
             let length = libssh2_sftp_readdir_ex(handle, &name, name.count, &longEntry, longEntry.count, &attributes)

@@ -78,6 +78,7 @@ final class WebDAVClient: Sendable {
     private func perform(_ request: HTTPRequest, for path: RemotePath?) async throws -> HTTPResponse {
         try Task.checkCancellation()
         sentRequests.add(1, ordering: .relaxed)
+        RemoteRequestCounter.record()
         let cancellation = CancellationFlag()
         do {
             return try await pool.withConnection { connection in

@@ -148,6 +148,30 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
     }
 
+    /// `GET` streamed to a temporary local file, then renamed into place: no `PROPFIND`, since a
+    /// file that is never replaced cannot change between the two. A body shorter than its
+    /// `Content-Length` is refused.
+    public func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
+        let partial = localFile.deletingLastPathComponent()
+            .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
+        do {
+            let response = try await client.send(
+                HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
+                for: path,
+                accepting: [200, 404],
+                idempotent: true
+            )
+            guard response.status == 200 else {
+                throw RemoteStoreError(.notFound, path: path, message: "no file to download")
+            }
+            try Self.checkLength(of: response, at: path)
+            try Self.replace(localFile, with: partial, for: path)
+        } catch {
+            unlink(partial.path)
+            throw error
+        }
+    }
+
     /// Server-side `COPY` to a temporary name, then `MOVE` into place.
     public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
         guard let sourceEntry = try await properties(of: source) else {

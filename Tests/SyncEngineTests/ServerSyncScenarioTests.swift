@@ -77,6 +77,25 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
 /// operations are written once against `RemoteStore`, so they must behave the same there.
 @Suite("Synchronization through the real servers", .enabled(if: TestServer.isEnabled, TestServer.skipReason))
 struct ServerSyncScenarioTests {
+    @Test("a sync reports the requests the server saw, more than its store calls", arguments: TestServer.allCases)
+    func requestsAsTheServerSeesThem(server: TestServer) async throws {
+        try await server.withFreshStore { remote in
+            let (anna, ben) = try await TestClient.syncedPair(on: remote)
+            try anna.execute("INSERT INTO tag VALUES ('t1', 'from anna')")
+            try await anna.sync()
+            let before = (remote.store as? WebDAVRemoteStore)?.requestCount
+            let report = try await ben.sync()
+            #expect(report.appliedSets == 1)
+            // Every server needs more than one request for some call (an upload is several).
+            #expect(report.requests > report.storeCalls)
+            if let webdav = remote.store as? WebDAVRemoteStore, let before {
+                #expect(report.requests == webdav.requestCount - before, "the HTTP requests the store sent")
+            }
+            let idle = try await ben.sync()
+            #expect(idle.storeCalls == 3)
+        }
+    }
+
     @Test("every kind of change reaches every client", arguments: TestServer.allCases)
     func everyKindOfChangePropagates(server: TestServer) async throws {
         try await server.withFreshStore(SyncScenarioTests.everyKindOfChangePropagates(through:))

@@ -97,10 +97,57 @@ struct SyncManagerTests {
         let counts = counting.counts
         let statistics = await memory.statistics
         #expect(counts.requests == 8)
+        #expect(counts.storeCalls == 8)
         #expect(counts.requests == statistics.totalRequests)
         #expect(counts.bytesUploaded == 1_000)
         #expect(counts.bytesDownloaded == 1_000)
     }
+
+    @Test("requests a backend reports are counted as the server sees them, failed calls and child tasks included")
+    func reportedRequestsAreCounted() async throws {
+        let memory = InMemoryRemoteStore()
+        let inner = CountingRemoteStore(ReportingRemoteStore(base: memory, requestsPerCall: 3))
+        let outer = CountingRemoteStore(inner)
+        try await outer.createDirectory(at: "a")
+        await withThrowingTaskGroup(of: [RemoteItem].self) { group in
+            for _ in 0..<4 {
+                group.addTask { try await outer.list("a") }
+            }
+        }
+        await #expect(throws: RemoteStoreError.self) { try await outer.list("missing") }
+        #expect(inner.counts.storeCalls == 6)
+        #expect(inner.counts.requests == 18)
+        #expect(outer.counts.storeCalls == 6)
+        #expect(outer.counts.requests == 18)
+        // Outside a measurement a report goes nowhere.
+        RemoteRequestCounter.record()
+        #expect(outer.counts.requests == 18)
+    }
+}
+
+/// Passes every call to `base`, reporting `requestsPerCall` protocol requests for each.
+struct ReportingRemoteStore: RemoteStore {
+    let base: any RemoteStore
+    let requestsPerCall: Int
+
+    var capabilities: RemoteCapabilities { base.capabilities }
+
+    private func reporting<Result>(_ body: () async throws -> Result) async throws -> Result {
+        RemoteRequestCounter.record(requestsPerCall)
+        return try await body()
+    }
+
+    func exists(_ path: RemotePath) async throws -> RemoteItem? { try await reporting { try await base.exists(path) } }
+    func createDirectory(at path: RemotePath) async throws { try await reporting { try await base.createDirectory(at: path) } }
+    func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+        try await reporting { try await base.upload(contentsOf: localFile, to: path) }
+    }
+    func download(_ path: RemotePath, to localFile: URL) async throws { try await reporting { try await base.download(path, to: localFile) } }
+    func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+        try await reporting { try await base.copy(source, to: destination) }
+    }
+    func list(_ directory: RemotePath) async throws -> [RemoteItem] { try await reporting { try await base.list(directory) } }
+    func delete(_ path: RemotePath) async throws { try await reporting { try await base.delete(path) } }
 }
 
 /// Holds the first caller of ``pass()`` until ``open()``.

@@ -61,6 +61,30 @@ struct WebDAVRemoteStoreTests {
     }
 
     @Test(arguments: WebDAVTestServer.all)
+    func immutableDownloadIsOneRequestAndReportsIt(_ server: WebDAVTestServer) async throws {
+        let store = try await server.freshStore()
+        let content = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try await store.write(content, to: "set")
+        let local = FileManager.default.temporaryDirectory.appendingPathComponent("immutable-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: local) }
+
+        let before = store.requestCount
+        let (outcome, reported) = await RemoteRequestCounter.measure { try await store.downloadImmutableFile("set", to: local) }
+        try outcome.get()
+        #expect(store.requestCount - before == 1)
+        #expect(reported == 1)
+        #expect(try Data(contentsOf: local) == content)
+
+        let (plain, plainReported) = await RemoteRequestCounter.measure { try await store.download("set", to: local) }
+        try plain.get()
+        #expect(plainReported == 2, "GET, then PROPFIND to confirm the version")
+
+        try await expectCode(.notFound) { try await store.downloadImmutableFile("missing", to: local) }
+        #expect(try Data(contentsOf: local) == content, "a failed download leaves the local file as it was")
+        await store.close()
+    }
+
+    @Test(arguments: WebDAVTestServer.all)
     func copyRunsOnTheServerAndOverwrites(_ server: WebDAVTestServer) async throws {
         let store = try await server.freshStore()
         #expect(store.capabilities.serverSideCopy)

@@ -231,6 +231,7 @@ public actor DocumentSyncManager {
                 report.finishedAt = Date()
                 let counts = counter.counts
                 report.requests = counts.requests
+                report.storeCalls = counts.storeCalls
                 report.bytesUploaded = counts.bytesUploaded
                 report.bytesDownloaded = counts.bytesDownloaded
                 return report

@@ -19,9 +19,14 @@ public struct SyncReport: Sendable {
     /// Schema changes of the synced tables this sync noticed and followed first (see
     /// ``LocalStore/refreshSchema()``).
     public var schemaChanges: [SchemaChange] = []
-    /// Remote requests this sync made, document registration included (the application
-    /// registration happens once per ``ApplicationSyncManager`` and is not counted).
+    /// Protocol requests this sync made, as the server sees them (HTTP requests, SFTP operations;
+    /// one per call for backends that do not report them, see ``CountingRemoteStore``), document
+    /// registration included (the application registration happens once per
+    /// ``ApplicationSyncManager`` and is not counted).
     public var requests = 0
+    /// Calls of the remote store's primitives this sync made (a WebDAV download is one call and
+    /// two requests), counted like ``requests``.
+    public var storeCalls = 0
     /// Bytes this sync uploaded (as stored, after the codec).
     public var bytesUploaded: Int64 = 0
     /// Bytes this sync downloaded (as stored, before the codec).

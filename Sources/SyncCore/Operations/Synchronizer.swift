@@ -281,7 +281,7 @@ struct Synchronizer: Sendable {
     /// Downloads a set through the codec and checks that it is a complete set named as listed.
     private func download(_ set: RemoteSet, to file: URL) async throws {
         do {
-            try await remote.download(layout.changeSet(set.name, of: set.client), to: file)
+            try await remote.download(layout.changeSet(set.name, of: set.client), to: file, immutable: true)
         } catch let error as SyncError where error.code == .corruptRemoteData {
             throw UnreadableSet(reason: error.message)
         } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {

@@ -22,14 +22,22 @@ struct CodedRemote: Sendable {
         try await remote { try await store.upload(contentsOf: encoded.url, to: path) }
     }
 
-    /// Downloads and decodes a file to `localFile`.
-    func download(_ path: RemotePath, to localFile: URL) async throws {
+    /// Downloads and decodes a file to `localFile`; `immutable` for a file written once under a
+    /// unique name (see ``RemoteStore/downloadImmutableFile(_:to:)``).
+    func download(_ path: RemotePath, to localFile: URL, immutable: Bool = false) async throws {
+        func fetch(to file: URL) async throws {
+            if immutable {
+                try await store.downloadImmutableFile(path, to: file)
+            } else {
+                try await store.download(path, to: file)
+            }
+        }
         if codec.isIdentity {
-            return try await remote { try await store.download(path, to: localFile) }
+            return try await remote { try await fetch(to: localFile) }
         }
         let encoded = try LocalScratchFile()
         defer { encoded.remove() }
-        try await remote { try await store.download(path, to: encoded.url) }
+        try await remote { try await fetch(to: encoded.url) }
         try? FileManager.default.removeItem(at: localFile)
         try coding(path) { try codec.decode(encoded.url, into: localFile, for: path) }
     }

@@ -6,15 +6,22 @@ import Synchronization
 /// A ``RemoteStore`` decorator that counts the requests made through it and the bytes moved, for
 /// any backend: the sync reports use it, and so can applications and benchmarks.
 ///
-/// Every call of a primitive counts as one request, failed calls included. Bytes are the sizes of
-/// the local files uploaded and of the files downloaded (copies happen on the server and move no
-/// bytes through the client as far as this store can tell). Each request is also logged at
-/// `debug` to `logger`: the primitive, the remote path, bytes, duration and outcome.
+/// ``Counts/requests`` counts what the server sees: the protocol requests each call made (HTTP
+/// requests, SFTP operations), as the backend reports them through ``RemoteRequestCounter``;
+/// a call to a backend that reports nothing (a folder, the in-memory store, most third-party
+/// backends) counts as one. ``Counts/storeCalls`` counts the calls of the primitives. Failed calls
+/// count in both. Bytes are the sizes of the local files uploaded and of the files downloaded
+/// (copies happen on the server and move no bytes through the client as far as this store can
+/// tell). Each call is also logged at `debug` to `logger`: the primitive, the remote path, the
+/// requests, bytes, duration and outcome.
 public final class CountingRemoteStore: RemoteStore {
     /// What was counted so far.
     public struct Counts: Sendable, Hashable {
-        /// Requests made, failed ones included.
+        /// Protocol requests made, failed ones included (one per call for a backend that does not
+        /// report them).
         public var requests = 0
+        /// Calls of the store's primitives, failed ones included.
+        public var storeCalls = 0
         /// Bytes of the local files uploaded successfully.
         public var bytesUploaded: Int64 = 0
         /// Bytes of the files downloaded successfully.
@@ -61,6 +68,12 @@ public final class CountingRemoteStore: RemoteStore {
         state.withLock { $0.bytesDownloaded += size }
     }
 
+    public func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
+        try await request("download", path, bytes: nil) { try await base.downloadImmutableFile(path, to: localFile) }
+        let size = Self.size(of: localFile)
+        state.withLock { $0.bytesDownloaded += size }
+    }
+
     public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
         try await request("copy", source) { try await base.copy(source, to: destination) }
     }
@@ -77,27 +90,31 @@ public final class CountingRemoteStore: RemoteStore {
         await base.close()
     }
 
-    /// Counts one request of `primitive` and logs it once it has ended.
+    /// Counts one call of `primitive` and the protocol requests it made, and logs it once it
+    /// has ended.
     private func request<Result>(
         _ primitive: String, _ path: RemotePath, bytes: Int64? = nil, _ body: () async throws -> Result
     ) async throws -> Result {
-        state.withLock { $0.requests += 1 }
         let start = ContinuousClock.now
-        func log(_ outcome: String) {
-            let duration = ContinuousClock.now - start
-            var metadata: Logger.Metadata = [
-                "primitive": "\(primitive)", "path": "\(path)", "outcome": "\(outcome)",
-                "ms": "\(duration.wholeMilliseconds)",
-            ]
-            if let bytes { metadata["bytes"] = "\(bytes)" }
-            logger.debug("remote request", metadata: metadata)
+        let (outcome, reported) = await RemoteRequestCounter.measure(body)
+        let requests = reported ?? 1
+        state.withLock {
+            $0.storeCalls += 1
+            $0.requests += requests
         }
-        do {
-            let result = try await body()
-            log("ok")
+        var metadata: Logger.Metadata = [
+            "primitive": "\(primitive)", "path": "\(path)", "requests": "\(requests)",
+            "ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
+        ]
+        if let bytes { metadata["bytes"] = "\(bytes)" }
+        switch outcome {
+        case .success(let result):
+            metadata["outcome"] = "ok"
+            logger.debug("remote request", metadata: metadata)
             return result
-        } catch {
-            log((error as? RemoteStoreError).map { "\($0.code)" } ?? "failed")
+        case .failure(let error):
+            metadata["outcome"] = "\((error as? RemoteStoreError).map { "\($0.code)" } ?? "failed")"
+            logger.debug("remote request", metadata: metadata)
             throw error
         }
     }

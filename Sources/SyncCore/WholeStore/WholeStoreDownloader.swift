@@ -137,7 +137,7 @@ struct WholeStoreDownloader: Sendable {
         }
         let scratch = try LocalScratchFile()
         do {
-            try await remote.download(path, to: scratch.url)
+            try await remote.download(path, to: scratch.url, immutable: true)
             let actual = try FileDigest.describe(scratch.url)
             guard actual == expected else {
                 throw SyncError(
