@@ -94,6 +94,12 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .executableTarget(
+            name: "SyncBenchmark",
+            dependencies: ["SyncCore", "RemoteProtocol", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", grdb],
+            path: "Benchmarks/SyncBenchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
+        .executableTarget(
             name: "EncryptionBenchmark",
             dependencies: ["SyncCore", "FileRemote", "RemoteProtocol"],
             path: "Benchmarks/EncryptionBenchmark",

@@ -15,9 +15,9 @@ import Foundation
 /// A reader tells the two kinds apart by their first four bytes (`RSCS` is a change set as it is,
 /// see ``ChangeSetFormat``), so sets of every format are read the same way. A set whose
 /// compressed form would not be smaller is stored as it is: compression never makes a file larger.
-enum ChangeSetCompression {
+package enum ChangeSetCompression {
     /// The four bytes a compressed change set starts with: ASCII `RSCZ`.
-    static let magic: [UInt8] = [0x52, 0x53, 0x43, 0x5A]
+    package static let magic: [UInt8] = [0x52, 0x53, 0x43, 0x5A]
     /// The bytes before the compressed stream.
     static let headerLength = 13
 
@@ -27,14 +27,14 @@ enum ChangeSetCompression {
     }
 
     /// Why a file that claims to be a compressed change set cannot be expanded.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// Compresses the change set `source` into `destination`.
     /// - Returns: true if `destination` now holds a compressed set smaller than `source`; false
     ///   (and nothing at `destination`) if compressing would not save anything.
-    static func compress(_ source: URL, to destination: URL) throws -> Bool {
+    package static func compress(_ source: URL, to destination: URL) throws -> Bool {
         let size = try FileManager.default.attributesOfItem(atPath: source.path)[.size] as? NSNumber
         let originalSize = size?.uint64Value ?? 0
         var header = Data(magic)
@@ -52,7 +52,7 @@ enum ChangeSetCompression {
     /// Expands `file` in place if it is a compressed change set; leaves any other file as it is.
     /// - Throws: ``Failure`` for an unknown method, a damaged or truncated stream, or an expanded
     ///   size that differs from the header's.
-    static func expandIfCompressed(_ file: URL) throws {
+    package static func expandIfCompressed(_ file: URL) throws {
         let handle = try FileHandle(forReadingFrom: file)
         let header = try handle.read(upToCount: headerLength) ?? Data()
         try handle.close()

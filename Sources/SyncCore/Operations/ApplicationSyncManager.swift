@@ -87,7 +87,7 @@ public actor ApplicationSyncManager {
 
     /// Creates new applications in format `version` (at most the current one) instead of the
     /// current format: for tests of older layouts.
-    func createNewApplications(inFormat version: Int) {
+    package func createNewApplications(inFormat version: Int) {
         precondition((1...RemoteFormatFile.currentVersion).contains(version), "unknown remote format version \(version)")
         newApplicationFormatVersion = version
     }

@@ -1,0 +1,95 @@
+// SyncBenchmark: what a sync costs a user, measured in one run (rows of issue 17's table).
+//
+//   Scripts/benchmark.sh SyncBenchmark     (starts the real SFTP and WebDAV test servers)
+//
+// 1. Requests of a sync with nothing new, with 2, 10 and 30 clients, on the in-memory store and
+//    the real servers, in remote format 1 (before) and 2 (now): store calls and the protocol
+//    requests the server sees (HTTP requests, SFTP operations). Target ≤ 3 store calls.
+// 2. Requests of a sync applying one new set of one client among 30. Target ≤ 4 + the sets downloaded.
+// 3. Size of a change set of 100,000 inserted rows (5 short text and number columns), as it is and
+//    compressed (zlib, what format 2 stores; the zstd tool for comparison), with CPU seconds; and
+//    of a set of random blobs (never stored larger). Target ≥ 3× smaller.
+// 4. Peak memory pushing and applying one row holding a 200 MB blob, each in a child process.
+//    Target ≤ 1.25 × the value + 64 MB.
+// Then it runs SyncCoreBenchmark (apply and capture costs, rows 5 and 6) when it is built.
+import Foundation
+
+let arguments = ProcessInfo.processInfo.arguments
+if arguments.count > 1, arguments[1] == "--child" {
+    try runBigValueChild(Array(arguments.dropFirst(2)))
+    exit(0)
+}
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-benchmark-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+
+func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }
+func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
+func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+print("SyncBenchmark")
+print("")
+print("1. Requests of a sync with nothing new (store calls / protocol requests; target ≤ 3 store calls)")
+print("2. Requests of a sync applying one new set of one client (target ≤ 4 + 1 download)")
+var oneNewSetLines: [String] = []
+for backend in BenchmarkBackend.available() {
+    var line = "   \(backend.name.padding(toLength: 16, withPad: " ", startingAt: 0))"
+    for clients in [2, 10, 30] {
+        var cells: [String] = []
+        for format in [1, 2] {
+            let costs = try await measureSyncCosts(on: backend, clients: clients, format: format, in: directory)
+            cells.append("f\(format) \(costs.nothingNew.storeCalls)/\(costs.nothingNew.requests)")
+            if clients == 30 {
+                oneNewSetLines.append(
+                    "   \(backend.name.padding(toLength: 16, withPad: " ", startingAt: 0)) 30 clients, format \(format): "
+                        + "\(costs.oneNewSet.storeCalls) store calls, \(costs.oneNewSet.requests) requests"
+                )
+            }
+        }
+        line += "  \(clients) clients: \(cells.joined(separator: ", "))"
+    }
+    print(line)
+}
+for line in oneNewSetLines {
+    print(line)
+}
+print("")
+
+print("3. Change-set size (target: rows ≥ 3× smaller; random bytes never larger)")
+let rowsSet = directory.appendingPathComponent("rows.syncchg")
+try writeRowsSet(100_000, to: rowsSet)
+let blobsSet = directory.appendingPathComponent("blobs.syncchg")
+try writeRandomBlobsSet(20, size: 1_000_000, to: blobsSet)
+for (name, set) in [("100,000 rows", rowsSet), ("20 random 1 MB blobs", blobsSet)] {
+    let result = try measureCompression(of: set, in: directory)
+    var line = "   \(name): \(megabytes(result.originalBytes)) as it is; "
+    if let zlib = result.zlibBytes {
+        line += "zlib \(megabytes(zlib)) (\(ratio(Double(result.originalBytes) / Double(zlib))) smaller, "
+            + "\(seconds(result.zlibSeconds)) to compress, \(seconds(result.expandSeconds)) to expand)"
+    } else {
+        line += "zlib saves nothing, stored as it is (\(seconds(result.zlibSeconds)) spent trying)"
+    }
+    if let zstd = result.zstdBytes, let zstdSeconds = result.zstdSeconds {
+        line += "; zstd -3 \(megabytes(zstd)) (\(ratio(Double(result.originalBytes) / Double(zstd))), \(seconds(zstdSeconds)))"
+    }
+    print(line)
+}
+print("")
+
+print("4. Peak memory with one 200 MB BLOB (target ≤ 1.25 × value + 64 MB = \(megabytes(250_000_000 + 64_000_000)))")
+let big = try measureBigValue(bytes: 200_000_000, in: directory)
+print("   push:  peak \(megabytes(big.pushPeakBytes)) (\(ratio(Double(big.pushPeakBytes) / Double(big.valueBytes))) the value; \(megabytes(big.pushBaselineBytes)) before)")
+print("   apply: peak \(megabytes(big.applyPeakBytes)) (\(ratio(Double(big.applyPeakBytes) / Double(big.valueBytes))) the value; \(megabytes(big.applyBaselineBytes)) before)")
+print("")
+
+let siblingBenchmark = URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().appendingPathComponent("SyncCoreBenchmark")
+if FileManager.default.isExecutableFile(atPath: siblingBenchmark.path) {
+    print("5–6. Apply and capture costs (SyncCoreBenchmark):")
+    let process = Process()
+    process.executableURL = siblingBenchmark
+    try process.run()
+    process.waitUntilExit()
+} else {
+    print("5–6. Apply and capture costs: build and run SyncCoreBenchmark (Scripts/benchmark.sh builds both)")
+}
