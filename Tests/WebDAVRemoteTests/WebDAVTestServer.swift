@@ -9,10 +9,13 @@ import WebDAVRemote
 /// Without them a suite skips with a printed reason, unless `ROLLSYNC_REQUIRE_TEST_SERVERS=1`
 /// (CI), where a missing server makes the tests fail instead.
 struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
-    /// A short name for test output (`apache`, `wsgidav`).
+    /// A short name for test output (`apache`, `wsgidav`, `nginx`, `lighttpd`).
     let name: String
     /// The environment variable holding the server's URL.
     let urlVariable: String
+    /// True if the server leaves names starting with `.` out of PROPFIND listings (nginx dav_ext);
+    /// such files can still be read and checked one by one.
+    var hidesLeadingDotNamesInListings = false
 
     /// Apache httpd with mod_dav_fs, Basic auth.
     static let apache = WebDAVTestServer(name: "apache", urlVariable: "ROLLSYNC_TEST_WEBDAV_APACHE_URL")
@@ -22,8 +25,14 @@ struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
     static let apacheTLS = WebDAVTestServer(name: "apache-tls", urlVariable: "ROLLSYNC_TEST_WEBDAV_APACHE_TLS_URL")
     /// wsgidav on cheroot, Basic (and Digest) auth.
     static let wsgidav = WebDAVTestServer(name: "wsgidav", urlVariable: "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL")
+    /// nginx with its dav module and dav_ext, Basic auth.
+    static let nginx = WebDAVTestServer(
+        name: "nginx", urlVariable: "ROLLSYNC_TEST_WEBDAV_NGINX_URL", hidesLeadingDotNamesInListings: true
+    )
+    /// lighttpd with mod_webdav, Basic auth.
+    static let lighttpd = WebDAVTestServer(name: "lighttpd", urlVariable: "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL")
     /// The servers the full contract suite runs against.
-    static let all = [apache, wsgidav]
+    static let all = [apache, wsgidav, nginx, lighttpd]
 
     private static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
