@@ -8,7 +8,7 @@ import WebDAVRemote
 struct ApacheConformanceTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        try await RemoteStoreConformance(makeStore: { try WebDAVTestServer.apache.rootStore() }).run(check)
+        try await WebDAVTestServer.apache.conformanceSuite().run(check)
     }
 }
 
@@ -17,7 +17,7 @@ struct ApacheConformanceTests {
 struct WsgidavConformanceTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        try await RemoteStoreConformance(makeStore: { try WebDAVTestServer.wsgidav.rootStore() }).run(check)
+        try await WebDAVTestServer.wsgidav.conformanceSuite().run(check)
     }
 }
 
@@ -26,7 +26,7 @@ struct WsgidavConformanceTests {
 struct NginxConformanceTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        try await RemoteStoreConformance(makeStore: { try WebDAVTestServer.nginx.rootStore() }).run(check)
+        try await WebDAVTestServer.nginx.conformanceSuite().run(check)
     }
 }
 
@@ -35,6 +35,6 @@ struct NginxConformanceTests {
 struct LighttpdConformanceTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        try await RemoteStoreConformance(makeStore: { try WebDAVTestServer.lighttpd.rootStore() }).run(check)
+        try await WebDAVTestServer.lighttpd.conformanceSuite().run(check)
     }
 }
