@@ -13,6 +13,7 @@ packages=(
     openssl                                    # the test CA and certificate of Apache's TLS port
     curl                                       # readiness polls of the WebDAV servers; WebDAVBenchmark's baseline
     python3-venv                               # wsgidav, the second WebDAV server, lives in a venv
+    python3-paramiko                           # the SFTP server that answers generic failures
     nginx libnginx-mod-http-dav-ext            # nginx with dav + dav_ext, the third WebDAV server
     lighttpd lighttpd-mod-webdav               # lighttpd mod_webdav, the fourth WebDAV server
 )
