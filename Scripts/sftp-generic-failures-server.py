@@ -130,39 +130,32 @@ class Folder(SFTPServerInterface):
         handle.readfile = handle.writefile = file
         return handle
 
-    def remove(self, path):
+    @staticmethod
+    def change(call, *arguments):
+        """Runs one change of the file system; any failure is answered vaguely."""
         try:
-            os.remove(self.local(path))
+            call(*arguments)
         except OSError as error:
             return vague(error)
         return SFTP_OK
+
+    def remove(self, path):
+        return self.change(os.remove, self.local(path))
 
     def rename(self, oldpath, newpath):
         source, target = self.local(oldpath), self.local(newpath)
         if os.path.isdir(target) and not os.path.isdir(source):
             target = os.path.join(target, os.path.basename(source))
-        try:
-            os.rename(source, target)
-        except OSError as error:
-            return vague(error)
-        return SFTP_OK
+        return self.change(os.rename, source, target)
 
     def posix_rename(self, oldpath, newpath):
         return self.rename(oldpath, newpath)
 
     def mkdir(self, path, attr):
-        try:
-            os.mkdir(self.local(path))
-        except OSError as error:
-            return vague(error)
-        return SFTP_OK
+        return self.change(os.mkdir, self.local(path))
 
     def rmdir(self, path):
-        try:
-            os.rmdir(self.local(path))
-        except OSError as error:
-            return vague(error)
-        return SFTP_OK
+        return self.change(os.rmdir, self.local(path))
 
     def chattr(self, path, attr):
         return SFTP_OK

@@ -6,23 +6,20 @@
 #
 # Port: ROLLSYNC_LIGHTTPD_PORT (default 18086), or the first free port above it.
 # Variables written to "$STATE/env": ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL (Basic auth, the same user
-# and password as Apache). Uses free_port, wait_for_http and stop_pid from Scripts/test-servers-lib.sh.
+# and password as Apache). Uses free_port, await_server and stop_recorded from Scripts/test-servers-lib.sh.
 
 start_lighttpd() {
     local dir="$STATE/lighttpd" port
     local user=${WEBDAV_TEST_USER:-davuser} password=${WEBDAV_TEST_PASSWORD:-davpass-test}
     port=$(free_port "${ROLLSYNC_LIGHTTPD_PORT:-18086}")
-    mkdir -p "$dir/dav" "$dir/uploads"
-    htpasswd -bc "$dir/htpasswd" "$user" "$password" 2>/dev/null
-    chmod 644 "$dir/htpasswd"
-    # As root, lighttpd drops to www-data after binding; as another user it stays who it is.
+    dav_server_state "$dir" "$user" "$password" dav uploads
+    # As root, lighttpd drops to www-data after binding (and then writes its log and its property
+    # database in $dir); as another user it stays who it is.
     local user_settings=""
     if [ "$(id -u)" -eq 0 ]; then
         user_settings='server.username = "www-data"
 server.groupname = "www-data"'
-        chown -R www-data:www-data "$dir/dav" "$dir/uploads"
-        touch "$dir/error.log" && chown www-data:www-data "$dir/error.log"
-        chown www-data:www-data "$dir"
+        touch "$dir/error.log" && chown www-data:www-data "$dir" "$dir/error.log"
     fi
     cat > "$dir/lighttpd.conf" <<CONF
 server.bind = "127.0.0.1"
@@ -44,17 +41,10 @@ CONF
     /usr/sbin/lighttpd -tt -f "$dir/lighttpd.conf"
     /usr/sbin/lighttpd -D -f "$dir/lighttpd.conf" > "$dir/stdout.log" 2>&1 &
     echo $! > "$STATE/lighttpd.pid"
-    if ! wait_for_http "http://127.0.0.1:$port/" "$user" "$password" || ! kill -0 "$(cat "$STATE/lighttpd.pid")" 2>/dev/null; then
-        echo "error: lighttpd did not start on 127.0.0.1:$port; its logs:" >&2
-        cat "$dir/stdout.log" "$dir/error.log" >&2
-        return 1
-    fi
+    await_server lighttpd "$port" "$user" "$password" -- "$dir/stdout.log" "$dir/error.log" || return 1
     echo "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL=webdav://127.0.0.1:$port/" >> "$STATE/env"
-    echo "lighttpd listening on 127.0.0.1:$port (pid $(cat "$STATE/lighttpd.pid"))"
 }
 
 stop_lighttpd() {
-    [ -f "$STATE/lighttpd.pid" ] || return 0
-    stop_pid "$(cat "$STATE/lighttpd.pid")"
-    rm -f "$STATE/lighttpd.pid"
+    stop_recorded lighttpd
 }

@@ -6,22 +6,17 @@
 #
 # Port: ROLLSYNC_NGINX_PORT (default 18084), or the first free port above it.
 # Variables written to "$STATE/env": ROLLSYNC_TEST_WEBDAV_NGINX_URL (Basic auth, the same user and
-# password as Apache). Uses free_port, wait_for_http and stop_pid from Scripts/test-servers-lib.sh.
+# password as Apache). Uses free_port, await_server and stop_recorded from Scripts/test-servers-lib.sh.
 
 start_nginx() {
     local dir="$STATE/nginx" port
     local user=${WEBDAV_TEST_USER:-davuser} password=${WEBDAV_TEST_PASSWORD:-davpass-test}
     port=$(free_port "${ROLLSYNC_NGINX_PORT:-18084}")
-    mkdir -p "$dir/dav" "$dir/tmp"
-    htpasswd -bc "$dir/htpasswd" "$user" "$password" 2>/dev/null
-    chmod 644 "$dir/htpasswd"
-    # As root, the workers run as www-data (nginx refuses nothing, but files they create should not
-    # be root's); as another user the directive would only be ignored with a warning, so it is left out.
+    dav_server_state "$dir" "$user" "$password" dav tmp
+    # As root, the workers run as www-data (files they create should not be root's); as another
+    # user the directive would only be ignored with a warning, so it is left out.
     local user_directive=""
-    if [ "$(id -u)" -eq 0 ]; then
-        user_directive="user www-data www-data;"
-        chown -R www-data:www-data "$dir/dav" "$dir/tmp"
-    fi
+    [ "$(id -u)" -ne 0 ] || user_directive="user www-data www-data;"
     cat > "$dir/nginx.conf" <<CONF
 load_module /usr/lib/nginx/modules/ngx_http_dav_ext_module.so;
 $user_directive
@@ -56,17 +51,10 @@ CONF
     /usr/sbin/nginx -t -q -c "$dir/nginx.conf" -p "$dir/" -e "$dir/error.log"
     /usr/sbin/nginx -c "$dir/nginx.conf" -p "$dir/" -e "$dir/error.log" > "$dir/stdout.log" 2>&1 &
     echo $! > "$STATE/nginx.pid"
-    if ! wait_for_http "http://127.0.0.1:$port/" "$user" "$password" || ! kill -0 "$(cat "$STATE/nginx.pid")" 2>/dev/null; then
-        echo "error: nginx did not start on 127.0.0.1:$port; its logs:" >&2
-        cat "$dir/stdout.log" "$dir/error.log" >&2
-        return 1
-    fi
+    await_server nginx "$port" "$user" "$password" -- "$dir/stdout.log" "$dir/error.log" || return 1
     echo "ROLLSYNC_TEST_WEBDAV_NGINX_URL=webdav://127.0.0.1:$port/" >> "$STATE/env"
-    echo "nginx listening on 127.0.0.1:$port (pid $(cat "$STATE/nginx.pid"))"
 }
 
 stop_nginx() {
-    [ -f "$STATE/nginx.pid" ] || return 0
-    stop_pid "$(cat "$STATE/nginx.pid")"
-    rm -f "$STATE/nginx.pid"
+    stop_recorded nginx
 }

@@ -7,10 +7,10 @@
 # Port: ROLLSYNC_SFTP_GENERIC_PORT (default 22300), or the first free port above it.
 # Variables written to "$STATE/env": ROLLSYNC_TEST_SFTP_GENERIC_URL (sftp://rollsync@127.0.0.1:PORT/),
 # ROLLSYNC_TEST_SFTP_GENERIC_IDENTITY, ROLLSYNC_TEST_SFTP_GENERIC_KNOWN_HOSTS.
-# Uses free_port, wait_for_port and stop_pid from Scripts/test-servers-lib.sh.
+# Uses free_port, await_server and stop_recorded from Scripts/test-servers-lib.sh.
 
 start_sftp_generic() {
-    local dir="$STATE/sftp-generic" port pid
+    local dir="$STATE/sftp-generic" port
     mkdir -p "$dir/data"
     ssh-keygen -q -t ed25519 -N '' -C rollsync-generic-host -f "$dir/host_ed25519"
     ssh-keygen -q -t ed25519 -N '' -C rollsync-generic-client -f "$dir/client_ed25519"
@@ -18,24 +18,16 @@ start_sftp_generic() {
     # Debian's interpreter, which has python3-paramiko (a python3 earlier on PATH may not).
     /usr/bin/python3 Scripts/sftp-generic-failures-server.py --port "$port" --root "$dir/data" \
         --host-key "$dir/host_ed25519" --authorized-key "$dir/client_ed25519.pub" > "$dir/server.log" 2>&1 &
-    pid=$!
-    echo "$pid" > "$STATE/sftp-generic.pid"
-    if ! wait_for_port "$port" "$pid"; then
-        echo "error: the generic-failure SFTP server did not start on 127.0.0.1:$port; its log:" >&2
-        cat "$dir/server.log" >&2
-        return 1
-    fi
+    echo $! > "$STATE/sftp_generic.pid"
+    await_server sftp_generic "$port" -- "$dir/server.log" || return 1
     echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$dir/host_ed25519.pub")" > "$dir/known_hosts"
     {
         echo "ROLLSYNC_TEST_SFTP_GENERIC_URL=sftp://rollsync@127.0.0.1:$port/"
         echo "ROLLSYNC_TEST_SFTP_GENERIC_IDENTITY=$dir/client_ed25519"
         echo "ROLLSYNC_TEST_SFTP_GENERIC_KNOWN_HOSTS=$dir/known_hosts"
     } >> "$STATE/env"
-    echo "generic-failure SFTP server listening on 127.0.0.1:$port (pid $pid)"
 }
 
 stop_sftp_generic() {
-    [ -f "$STATE/sftp-generic.pid" ] || return 0
-    stop_pid "$(cat "$STATE/sftp-generic.pid")"
-    rm -f "$STATE/sftp-generic.pid"
+    stop_recorded sftp_generic
 }

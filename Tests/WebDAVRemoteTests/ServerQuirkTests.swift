@@ -26,14 +26,13 @@ struct ServerQuirkTests {
         return FaultInjectingHTTPServer.response(status: "207 Multi-Status", body: Data(xml.utf8))
     }
 
-    /// nginx answers 500 to a PUT into a missing directory. The parent is examined after the first
-    /// 500: `notFound`, with the body sent once (it used to be sent four times, then `unavailable`).
-    @Test func serverErrorForAMissingParentSendsTheBodyOnce() async throws {
-        let puts = Mutex(0)
-        let server = try FaultInjectingHTTPServer { method, path in
+    /// A server that answers 500 to every PUT (calling `onPut` first), with `/` a collection and
+    /// nothing else.
+    private static func serverErrorOnEveryPut(onPut: @escaping @Sendable () -> Void) throws -> FaultInjectingHTTPServer {
+        try FaultInjectingHTTPServer { method, path in
             switch (method, path) {
             case ("PUT", _):
-                puts.withLock { $0 += 1 }
+                onPut()
                 return FaultInjectingHTTPServer.response(status: "500 Internal Server Error", body: Data("<h1>500</h1>".utf8))
             case ("PROPFIND", "/"):
                 return Self.propertiesOf("/", collection: true)
@@ -41,6 +40,13 @@ struct ServerQuirkTests {
                 return Self.notFound
             }
         }
+    }
+
+    /// nginx answers 500 to a PUT into a missing directory. The parent is examined after the first
+    /// 500: `notFound`, with the body sent once (it used to be sent four times, then `unavailable`).
+    @Test func serverErrorForAMissingParentSendsTheBodyOnce() async throws {
+        let puts = Mutex(0)
+        let server = try Self.serverErrorOnEveryPut { puts.withLock { $0 += 1 } }
         defer { server.stop() }
         let store = try store(on: server, retries: 4)
         try await expectCode(.notFound) { try await store.write(Data(count: 100_000), to: "missing/file") }
@@ -52,17 +58,7 @@ struct ServerQuirkTests {
     /// A 500 with the parent in place is a server failure: retried under the policy, then `unavailable`.
     @Test func serverErrorWithTheParentInPlaceIsRetried() async throws {
         let puts = Mutex(0)
-        let server = try FaultInjectingHTTPServer { method, path in
-            switch (method, path) {
-            case ("PUT", _):
-                puts.withLock { $0 += 1 }
-                return FaultInjectingHTTPServer.response(status: "500 Internal Server Error", body: Data())
-            case ("PROPFIND", "/"):
-                return Self.propertiesOf("/", collection: true)
-            default:
-                return Self.notFound
-            }
-        }
+        let server = try Self.serverErrorOnEveryPut { puts.withLock { $0 += 1 } }
         defer { server.stop() }
         let store = try store(on: server, retries: 3)
         try await expectCode(.unavailable) { try await store.write(Data(count: 1000), to: "file") }
