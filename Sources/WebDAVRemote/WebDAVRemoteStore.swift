@@ -30,7 +30,10 @@ import RemoteProtocol
 ///
 /// Every request runs on a pooled libcurl handle owned by an actor on its own thread, never on
 /// Swift's cooperative pool. Idempotent requests are retried after dropped connections, timeouts,
-/// 423, 429 and 5xx; unexpected or malformed answers throw `invalidResponse`.
+/// 423, 429 and 5xx; unexpected or malformed answers throw `invalidResponse` (a garbled 207 only
+/// after the PROPFIND was asked again). Refusals that may only mean "not there" (400, 403, 405,
+/// and nginx's 500 for a PUT or COPY into a missing collection) are explained by a PROPFIND of the
+/// path or its parent before an error is chosen, and a body is never sent again before that.
 public final class WebDAVRemoteStore: RemoteStore {
     /// Server-side copy, no atomic replacement, one-second modification times (set by the server).
     public let capabilities = RemoteCapabilities(

@@ -55,6 +55,12 @@ struct WebDAVRemoteStoreTests {
         try await expectCode(.notFound) { try await store.copy("missing", to: "copy") }
         try await expectCode(.notFound) { try await store.copy("file", to: "missing/copy") }
         #expect(try await store.exists("file/child") == nil)
+        #expect(try await store.exists("file/child/deeper") == nil)
+        // lighttpd answers a GET below a file with the file's bytes (path info); the PROPFIND
+        // that confirms every download finds nothing there.
+        try await expectCode(.notFound) { _ = try await store.read("file/child") }
+        try await expectCode(.notFound) { _ = try await store.list("file/child") }
+        try await store.delete("file/child/deeper")
         try await store.delete("missing")
         try await store.delete("dir")
         #expect(try await store.exists("dir") == nil)
