@@ -27,6 +27,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing: ${missing[*]}"
     sudo_cmd=()
     [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    # The server packages (apache2, nginx, lighttpd) start a system-wide service on port 80 when
+    # installed; the tests run private instances instead. Debian's policy-rc.d hook stops those
+    # starts (container images ship one; on a machine without it, one is set up for the install).
+    policy=/usr/sbin/policy-rc.d
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" > /dev/null
+        "${sudo_cmd[@]}" chmod 755 "$policy"
+        trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
+    fi
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
