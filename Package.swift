@@ -136,7 +136,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FileRemoteTests",
-            dependencies: ["FileRemote", "RemoteStoreConformance", "TestSupport"],
+            dependencies: ["FileRemote", "RemoteStoreConformance", "RemoteTransportSupport", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -13,6 +13,9 @@ packages=(
     openssl                                    # the test CA and certificate of Apache's TLS port
     curl                                       # readiness polls of the WebDAV servers; WebDAVBenchmark's baseline
     python3-venv                               # wsgidav, the second WebDAV server, lives in a venv
+    python3-paramiko                           # the SFTP server that answers generic failures
+    nginx libnginx-mod-http-dav-ext            # nginx with dav + dav_ext, the third WebDAV server
+    lighttpd lighttpd-mod-webdav               # lighttpd mod_webdav, the fourth WebDAV server
 )
 
 missing=()
@@ -24,6 +27,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing: ${missing[*]}"
     sudo_cmd=()
     [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+    # The server packages (apache2, nginx, lighttpd) start a system-wide service on port 80 when
+    # installed; the tests run private instances instead. Debian's policy-rc.d hook stops those
+    # starts (container images ship one; on a machine without it, one is set up for the install).
+    policy=/usr/sbin/policy-rc.d
+    if [ ! -e "$policy" ]; then
+        printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" > /dev/null
+        "${sudo_cmd[@]}" chmod 755 "$policy"
+        trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
+    fi
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

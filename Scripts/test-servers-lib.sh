@@ -50,3 +50,47 @@ stop_pid() {
     pkill -KILL -P "$pid" 2>/dev/null || true
     kill -KILL "$pid" 2>/dev/null || true
 }
+
+# await_server NAME PORT [USER PASSWORD] -- LOG…: waits until the server whose pid is in
+# $STATE/NAME.pid accepts connections on 127.0.0.1:PORT (with USER and PASSWORD: answers HTTP
+# OPTIONS there) and is still running; otherwise prints the LOG files and returns 1.
+await_server() {
+    local name=$1 port=$2 pid ready=false
+    shift 2
+    pid=$(cat "$STATE/$name.pid")
+    if [ "${1:-}" != "--" ]; then
+        wait_for_http "http://127.0.0.1:$port/" "$1" "$2" && ready=true
+        shift 2
+    else
+        wait_for_port "$port" "$pid" && ready=true
+    fi
+    shift
+    if ! $ready || ! kill -0 "$pid" 2>/dev/null; then
+        echo "error: $name did not start on 127.0.0.1:$port (is another server there?); its logs:" >&2
+        cat "$@" >&2
+        return 1
+    fi
+    echo "$name listening on 127.0.0.1:$port (pid $pid)"
+}
+
+# stop_recorded NAME: stops the process whose pid is in $STATE/NAME.pid, if any, and forgets it.
+stop_recorded() {
+    [ -f "$STATE/$1.pid" ] || return 0
+    stop_pid "$(cat "$STATE/$1.pid")"
+    rm -f "$STATE/$1.pid"
+}
+
+# dav_server_state DIR USER PASSWORD FOLDER…: creates DIR, the FOLDERs inside it, and DIR/htpasswd
+# with USER and PASSWORD (Basic auth). As root, the FOLDERs go to www-data, the user the WebDAV
+# servers switch to.
+dav_server_state() {
+    local dir=$1 user=$2 password=$3
+    shift 3
+    mkdir -p "$dir"
+    (cd "$dir" && mkdir -p "$@")
+    htpasswd -bc "$dir/htpasswd" "$user" "$password" 2>/dev/null
+    chmod 644 "$dir/htpasswd"
+    if [ "$(id -u)" -eq 0 ]; then
+        (cd "$dir" && chown -R www-data:www-data "$@")
+    fi
+}

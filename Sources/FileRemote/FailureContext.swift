@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 
 /// Which side of a transfer a failed system call concerns, so its `errno` becomes the right
 /// ``RemoteStoreError``: a path in the store, or the caller's local file.

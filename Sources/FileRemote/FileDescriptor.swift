@@ -4,13 +4,7 @@ import Glibc
 import Darwin
 #endif
 
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-private let systemRead = Darwin.read
-private let systemWrite = Darwin.write
-#endif
+import RemoteTransportSupport
 
 /// An open file or directory descriptor, closed when the last reference goes away.
 ///
@@ -111,17 +105,12 @@ final class FileDescriptor: Sendable {
 
     /// Reads up to `buffer.count` bytes; returns the number read, 0 at the end of the file.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> Int {
-        try SystemCallError.retryingInterrupts { systemRead(rawValue, buffer.baseAddress, buffer.count) }
+        try FileDescriptorIO.read(from: rawValue, into: buffer)
     }
 
     /// Writes all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(SystemCallError) {
-        var offset = 0
-        while offset < bytes.count {
-            offset += try SystemCallError.retryingInterrupts {
-                systemWrite(rawValue, bytes.baseAddress! + offset, bytes.count - offset)
-            }
-        }
+        try FileDescriptorIO.write(bytes, to: rawValue)
     }
 
     /// The names in this directory, except `.` and `..`, as the bytes on disk decoded as UTF-8;

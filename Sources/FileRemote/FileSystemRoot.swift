@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -13,6 +13,10 @@ import Foundation
 /// - The store is `Sendable` and may be called from many tasks at once; calls on distinct paths
 ///   must not interfere (`concurrentUploadsOfDistinctFiles`, `concurrentListsWhileUploading`),
 ///   and concurrent deletes of the same path all succeed (`concurrentDeletesOfSamePathSucceed`).
+/// - **Shared storage**: two stores opened from the same configuration (two connections, two
+///   processes, two clients) see the same files: what one writes, replaces, creates or deletes,
+///   the other sees at its next call (`secondStoreSeesWritesAndDeletes`). A store never serves
+///   its own writes from a private cache.
 /// - Paths are relative to the store's root (fixed at construction, for example the folder of a
 ///   `file://` URL). A store never reads or writes outside its root, and follows no symbolic link
 ///   that leads out of it.
@@ -29,10 +33,12 @@ import Foundation
 /// - Temporary files use names starting with ``RemotePath/reservedTemporaryPrefix``, which
 ///   ``RemotePath`` refuses for ordinary paths and ``list(_:)`` never returns.
 /// - **Names**: every name ``RemotePath`` accepts works as a file and as a directory name, through
-///   every primitive: spaces, `? # % & + ' "`, leading dots, any Unicode
-///   (`hostileNamesRoundTrip`, `hostileDirectoryNamesRoundTrip`), and names of 200 characters
-///   (`longNamesRoundTrip`). Names are NFC: a name typed in NFD reaches the same file, and
-///   ``list(_:)`` returns it in NFC (`unicodeNormalizationFormsNameTheSameFile`).
+///   every primitive: spaces, `? # % & + ' "`, any Unicode (`hostileNamesRoundTrip`,
+///   `hostileDirectoryNamesRoundTrip`), leading dots (`leadingDotNamesRoundTrip`), and names of
+///   200 characters (`longNamesRoundTrip`). Names are NFC: a name typed in NFD reaches the same
+///   file, and ``list(_:)`` returns it in NFC (`unicodeNormalizationFormsNameTheSameFile`).
+///   Names are case-sensitive: `A` and `a` are two files (`namesDifferingOnlyInCaseAreDistinct`);
+///   a backend on case-insensitive storage must encode names so that they stay distinct.
 /// - Nothing secret (passwords, keys) appears in errors or logs.
 ///
 /// Requirements have no default arguments; the short forms (``write(_:to:)``, ``read(_:)``) live
@@ -72,8 +78,11 @@ public protocol RemoteStore: Sendable {
     ///
     /// ## Behavior
     /// - The bytes arrive exactly (`uploadAndDownloadRoundTripEmptyFile`,
-    ///   `uploadAndDownloadRoundTripSmallFile`, `uploadAndDownloadRoundTripMultiMegabyteFile`), and
-    ///   an existing file is replaced whole, shorter or longer (`uploadOverwritesExistingFile`).
+    ///   `uploadAndDownloadRoundTripSmallFile`, `uploadAndDownloadRoundTripMultiMegabyteFile`),
+    ///   also at the sizes where buffers and length fields break — 0, 1, 65,535, 65,536, 65,537
+    ///   and 1,048,577 bytes, with those exact sizes reported by ``exists(_:)`` and ``list(_:)``
+    ///   (`boundarySizesRoundTripWithExactSizes`) — and an existing file is replaced whole,
+    ///   shorter or longer (`uploadOverwritesExistingFile`).
     /// - **A reader never sees a partial file**: until the upload completes, readers see the old
     ///   content or (for a new file) no file (`uploadIsNeverVisiblePartially`). Backends write to a
     ///   temporary name in the same directory and rename it into place. Where the transport cannot
@@ -144,7 +153,9 @@ public protocol RemoteStore: Sendable {
     /// ## Behavior
     /// - Every file and directory directly inside is returned once, with its full path from the
     ///   root, its kind and, for files, its size (`listReturnsFilesAndDirectoriesWithKinds`);
-    ///   nothing below them (`listIsNotRecursive`). The order is unspecified.
+    ///   nothing below them (`listIsNotRecursive`). The order is unspecified. A directory of more
+    ///   than 1,000 entries is listed whole: a backend whose service answers in pages follows
+    ///   every page (`largeDirectoryListsEveryEntryOnce`).
     /// - `.`, `..` and temporary files (``RemotePath/reservedTemporaryPrefix``) are never returned,
     ///   also while uploads into the directory are in flight, and listing never fails because of
     ///   them (`listNeverReturnsDotEntriesOrTemporaryFiles`).

@@ -38,6 +38,9 @@ extension RemoteStoreConformance {
         case uploadAndDownloadRoundTripSmallFile
         /// A file of ``Options/largeFileSize`` random bytes comes back byte for byte.
         case uploadAndDownloadRoundTripMultiMegabyteFile
+        /// Files of 0, 1, 65,535, 65,536, 65,537 and 1,048,577 bytes (either side of the usual
+        /// buffer sizes) come back byte for byte, with their exact sizes from `exists` and `list`.
+        case boundarySizesRoundTripWithExactSizes
         /// Uploading over a file replaces it whole, with shorter and with longer content.
         case uploadOverwritesExistingFile
         /// While a large file is uploaded, concurrent readers see no file or the complete new
@@ -101,6 +104,9 @@ extension RemoteStoreConformance {
         case listNeverReturnsDotEntriesOrTemporaryFiles
         /// `list` of an empty directory returns an empty array.
         case listOfEmptyDirectoryIsEmpty
+        /// `list` of a directory of ``Options/largeDirectoryEntryCount`` entries (files and
+        /// directories) returns every entry exactly once, with its kind and size: no paging cut.
+        case largeDirectoryListsEveryEntryOnce
         /// `list` of a missing directory throws `notFound`.
         case listOfMissingDirectoryThrowsNotFound
         /// `list` of a file throws `notADirectory`.
@@ -124,11 +130,17 @@ extension RemoteStoreConformance {
 
         // MARK: names
 
-        /// Files with hostile names (spaces, `? # % & + ' "`, leading dots, Unicode) round-trip
-        /// through upload, exists, list, download, copy and delete.
+        /// Files with hostile names (spaces, `? # % & + ' "`, Unicode) round-trip through upload,
+        /// exists, list, download, copy and delete.
         case hostileNamesRoundTrip
         /// Directories with hostile names can be created, filled, listed and deleted.
         case hostileDirectoryNamesRoundTrip
+        /// Files and directories whose names start with a dot (`.hidden`, `..double-dot`, `...`)
+        /// round-trip like hostile names, and `list` returns them.
+        case leadingDotNamesRoundTrip
+        /// Names that differ only in case (`Case`, `case`, `CASE`) are distinct files and
+        /// directories: each keeps its own content, and deleting one leaves the others.
+        case namesDifferingOnlyInCaseAreDistinct
         /// A name typed in NFD and in NFC names the same file, and `list` returns it in NFC.
         case unicodeNormalizationFormsNameTheSameFile
         /// 200-character names (ASCII and multi-byte) work for files and directories.
@@ -143,6 +155,10 @@ extension RemoteStoreConformance {
         case concurrentListsWhileUploading
         /// ``Options/concurrency`` tasks delete the same tree at once; every call succeeds.
         case concurrentDeletesOfSamePathSucceed
+        /// A second store from `makeStore` sees the files and directories written through the
+        /// first, the first sees those written through the second, and deletes through either
+        /// are seen by the other (skipped when ``Options/storesShareStorage`` is false).
+        case secondStoreSeesWritesAndDeletes
         /// Every failure the suite provokes, cancelled calls included, throws a
         /// `RemoteStoreError` or a `CancellationError`, nothing else.
         case onlyRemoteStoreErrorsEscape

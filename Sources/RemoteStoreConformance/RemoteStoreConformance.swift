@@ -40,10 +40,12 @@ public struct RemoteStoreConformance: Sendable {
     /// Creates the suite for one backend.
     ///
     /// - Parameters:
-    ///   - options: skipped checks (each with a reason), the large-file size and the concurrency.
-    ///   - makeStore: opens a store of the backend under test. It is called once per ``run(_:)``;
-    ///     the stores it returns may share their storage (the suite works in a unique directory),
-    ///     and the store's root must be writable.
+    ///   - options: skipped checks (each with a reason), the large-file size, the concurrency,
+    ///     the size of the large directory, and whether stores share storage.
+    ///   - makeStore: opens a store of the backend under test. It is called once per ``run(_:)``,
+    ///     and once more by ``Check/secondStoreSeesWritesAndDeletes``, which expects the two
+    ///     stores to share their storage (see ``Options/storesShareStorage``; the suite works in a
+    ///     unique directory, so runs never see each other). The store's root must be writable.
     public init(options: Options = .init(), makeStore: @escaping @Sendable () async throws -> any RemoteStore) {
         self.options = options
         self.makeStore = makeStore
@@ -52,15 +54,16 @@ public struct RemoteStoreConformance: Sendable {
     /// Runs one check against a fresh store.
     ///
     /// - Returns: ``Outcome/passed``, or ``Outcome/skipped(reason:)`` if ``Options/skipped``
-    ///   lists the check.
+    ///   lists the check (or it needs shared storage and ``Options/storesShareStorage`` is false).
     /// - Throws: ``ConformanceFailure`` if the store breaks the rule, if `makeStore` fails, if
     ///   the working directory cannot be created or removed, or if the options are invalid (an
-    ///   empty skip reason, a large-file size below one byte, a concurrency below two).
+    ///   empty skip reason, a large-file size below one byte, a concurrency below two, a large
+    ///   directory of no entries).
     ///   `CancellationError` if the calling task is cancelled.
     @discardableResult
     public func run(_ check: Check) async throws -> Outcome {
         try validateOptions(for: check)
-        if let reason = options.skipped[check] {
+        if let reason = options.skipReason(for: check) {
             return .skipped(reason: reason)
         }
         let store: any RemoteStore
@@ -73,7 +76,9 @@ public struct RemoteStoreConformance: Sendable {
             )
         }
         let workingDirectory = try RemotePath(components: ["rollsync-conformance-\(UUID().uuidString)"])
-        let context = ConformanceContext(check: check, store: store, directory: workingDirectory, options: options)
+        let context = ConformanceContext(
+            check: check, store: store, directory: workingDirectory, options: options, makeStore: makeStore
+        )
         do {
             try await context.perform("createDirectory (setting up the working directory)", workingDirectory) {
                 try await store.createDirectory(at: workingDirectory)
@@ -128,6 +133,9 @@ public struct RemoteStoreConformance: Sendable {
         }
         if options.concurrency < 2 {
             throw invalid("options.concurrency of at least 2 tasks", "\(options.concurrency)")
+        }
+        if options.largeDirectoryEntryCount < 1 {
+            throw invalid("options.largeDirectoryEntryCount of at least 1", "\(options.largeDirectoryEntryCount)")
         }
     }
 }

@@ -46,11 +46,26 @@ public struct RetryPolicy: Sendable {
         _ operation: () async throws -> Result,
         beforeRetry: (RemoteStoreError) async -> Void = { _ in }
     ) async throws -> Result {
+        try await run(operation, retryingWhen: \.isRetryable, beforeRetry: beforeRetry)
+    }
+
+    /// Runs `operation`, retrying it while it throws a ``RemoteStoreError`` for which
+    /// `shouldRetry` is true and attempts remain, with the same delays and logging as
+    /// ``run(_:beforeRetry:)``. For a backend that knows one more failure a fresh attempt may
+    /// cure, for example an answer that arrived complete but garbled; the last error is thrown
+    /// unchanged, so such a failure keeps its own (non-retryable) code.
+    ///
+    /// - Throws: the last error, `CancellationError` if the task is cancelled while waiting.
+    public func run<Result>(
+        _ operation: () async throws -> Result,
+        retryingWhen shouldRetry: (RemoteStoreError) -> Bool,
+        beforeRetry: (RemoteStoreError) async -> Void = { _ in }
+    ) async throws -> Result {
         var attempt = 1
         while true {
             do {
                 return try await operation()
-            } catch let error as RemoteStoreError where error.isRetryable && attempt < maximumAttempts {
+            } catch let error as RemoteStoreError where shouldRetry(error) && attempt < maximumAttempts {
                 attempt += 1
                 logger.debug("retrying", metadata: [
                     "code": "\(error.code)", "path": "\(error.path.map { "\($0)" } ?? "")",

@@ -1,14 +1,12 @@
 import Foundation
 import RemoteProtocol
 
+import RemoteTransportSupport
+
 #if canImport(Glibc)
 import Glibc
-private let systemRead = Glibc.read
-private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
 import Darwin
-private let systemRead = Darwin.read
-private let systemWrite = Darwin.write
 #endif
 
 /// A local file an SFTP transfer streams from or to, through a raw file descriptor (no buffering
@@ -58,23 +56,19 @@ final class LocalFile {
 
     /// Reads up to `count` bytes; 0 at the end of the file.
     func read(into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int {
-        while true {
-            let result = systemRead(descriptor, buffer, count)
-            if result >= 0 { return result }
-            if errno != EINTR { throw Self.failure("cannot read the local file \(destinationURL.path)", path: path) }
+        do {
+            return try FileDescriptorIO.read(from: descriptor, into: UnsafeMutableRawBufferPointer(start: buffer, count: count))
+        } catch {
+            throw Self.failure("cannot read the local file \(destinationURL.path)", path: path, code: error.code)
         }
     }
 
     /// Writes all `count` bytes.
     func write(_ buffer: UnsafeRawPointer, count: Int) throws {
-        var offset = 0
-        while offset < count {
-            let result = systemWrite(descriptor, buffer + offset, count - offset)
-            if result < 0 {
-                if errno == EINTR { continue }
-                throw Self.failure("cannot write the local file \(destinationURL.path)", path: path)
-            }
-            offset += result
+        do {
+            try FileDescriptorIO.write(UnsafeRawBufferPointer(start: buffer, count: count), to: descriptor)
+        } catch {
+            throw Self.failure("cannot write the local file \(destinationURL.path)", path: path, code: error.code)
         }
     }
 
@@ -98,8 +92,8 @@ final class LocalFile {
         if let temporaryURL { unlink(temporaryURL.path) }
     }
 
-    private static func failure(_ message: String, path: RemotePath) -> RemoteStoreError {
-        let code = errno
+    /// The `localFile` error for a failed call, from its `errno` (by default the current one).
+    private static func failure(_ message: String, path: RemotePath, code: Int32 = errno) -> RemoteStoreError {
         return RemoteStoreError(
             .localFile,
             path: path,

@@ -29,6 +29,10 @@ extension SFTPConnection {
 
     /// mkdir, then on failure: done if a directory is there, a clear error if a file is, and the
     /// parent first if nothing is. Throws ``SFTPFailure`` for anything unexplained.
+    ///
+    /// OpenSSH answers "no such file" for a missing parent, but other servers answer a generic
+    /// failure (status 4): both lead up the walk, which stops at the first existing ancestor. A
+    /// refusal (permission denied) or an unknown status is thrown at once.
     private func ensureDirectory(_ directory: String, reportingAs path: RemotePath, isTarget: Bool) throws {
         do {
             try mkdir(directory)
@@ -42,7 +46,8 @@ extension SFTPConnection {
                 }
                 return
             }
-            guard failure.status == .noSuchFile, Self.parentServerPath(directory) != nil else { throw failure }
+            guard failure.status == .noSuchFile || failure.status == .failure, Self.parentServerPath(directory) != nil
+            else { throw failure }
         }
         try ensureDirectory(Self.parentServerPath(directory) ?? "/", reportingAs: path, isTarget: false)
         do {
@@ -89,7 +94,7 @@ extension SFTPConnection {
             if attributes.isDirectory {
                 try deleteTree(location)
             } else {
-                try ignoringMissing { try unlink(location) }
+                try ignoringMissing(location) { try unlink(location) }
             }
         } catch let failure as SFTPFailure {
             throw failure.remoteStoreError("cannot delete '\(path)'", path: path)
@@ -98,24 +103,29 @@ extension SFTPConnection {
 
     /// Deletes everything inside `directory` (temporary files and links included), then the directory.
     private func deleteTree(_ directory: String) throws {
-        let entries = try ignoringMissing { try readDirectory(directory) } ?? []
+        let entries = try ignoringMissing(directory) { try readDirectory(directory) } ?? []
         for entry in entries {
             let child = directory + "/" + entry.name
             if entry.attributes.isDirectory {
                 try deleteTree(child)
             } else {
-                try ignoringMissing { try unlink(child) }
+                try ignoringMissing(child) { try unlink(child) }
             }
         }
-        try ignoringMissing { try rmdir(directory) }
+        try ignoringMissing(directory) { try rmdir(directory) }
     }
 
-    /// Runs `body`, turning "no such file" (someone else deleted it first) into `nil`.
+    /// Runs `body`, an operation on `location`, turning "no such file" (someone else deleted it
+    /// first) into `nil`. A generic failure (status 4, which servers other than OpenSSH answer
+    /// for a missing path) also means `nil` when `location` turns out to be gone.
     @discardableResult
-    func ignoringMissing<Result>(_ body: () throws -> Result) throws -> Result? {
+    func ignoringMissing<Result>(_ location: String, _ body: () throws -> Result) throws -> Result? {
         do {
             return try body()
         } catch let failure as SFTPFailure where failure.status == .noSuchFile {
+            return nil
+        } catch let failure as SFTPFailure where failure.status == .failure {
+            guard try lstat(location) == nil else { throw failure }
             return nil
         }
     }

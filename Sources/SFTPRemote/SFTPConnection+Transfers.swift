@@ -49,7 +49,7 @@ extension SFTPConnection {
             try moveIntoPlace(temporary, target, path: path)
         } catch {
             if handleIsOpen { _ = libssh2_sftp_close_handle(handle) }
-            if !isBroken { try? ignoringMissing { try unlink(temporary) } }
+            if !isBroken { try? ignoringMissing(temporary) { try unlink(temporary) } }
             retire()
             if let failure = error as? SFTPFailure {
                 throw failure.remoteStoreError("cannot upload '\(path)'", path: path)
@@ -92,17 +92,25 @@ extension SFTPConnection {
     }
 
     /// Renames the finished temporary file onto `target`, removing an existing file first.
+    ///
+    /// What stands at `target` is looked at (`lstat`) before the rename, not after a failed one:
+    /// servers differ in what renaming a file onto a directory does (OpenSSH refuses with a
+    /// generic failure, others move the file *into* the directory or replace an empty one), so
+    /// the rename is only ever sent onto nothing. A name that reappears in between (another
+    /// client) is examined again, at most three times.
     private func moveIntoPlace(_ temporary: String, _ target: String, path: RemotePath) throws {
         for _ in 0..<3 {
+            if let existing = try lstat(target) {
+                if existing.isDirectory {
+                    throw RemoteStoreError(.isADirectory, path: path, message: "a directory stands at '\(path)'")
+                }
+                try ignoringMissing(target) { try unlink(target) }
+            }
             do {
                 try rename(temporary, to: target)
                 return
             } catch let failure as SFTPFailure where !failure.breaksConnection {
-                guard let existing = try lstat(target) else { throw failure }
-                if existing.isDirectory {
-                    throw RemoteStoreError(.isADirectory, path: path, message: "a directory stands at '\(path)'")
-                }
-                try ignoringMissing { try unlink(target) }
+                guard try lstat(target) != nil else { throw failure }
             }
         }
         throw RemoteStoreError(.io, path: path, message: "'\(path)' kept reappearing while it was being replaced")
@@ -111,14 +119,7 @@ extension SFTPConnection {
     /// Downloads `path` into `localFile` through a temporary file beside it, renamed at the end.
     func download(_ path: RemotePath, to localFile: URL) throws {
         let location = try serverPath(path)
-        let handle: OpaquePointer
-        do {
-            handle = try open(location, flags: LIBSSH2_FXF_READ, mode: 0)
-        } catch let failure as SFTPFailure where failure.status == .noSuchFile {
-            throw RemoteStoreError(.notFound, path: path, message: "'\(path)' does not exist", underlying: failure)
-        } catch let failure as SFTPFailure {
-            throw failure.remoteStoreError("cannot open '\(path)'", path: path)
-        }
+        let handle = try openForReading(location, path: path)
         var handleIsOpen = true
         defer { if handleIsOpen { _ = libssh2_sftp_close_handle(handle) } }
         do {
@@ -141,6 +142,36 @@ extension SFTPConnection {
             }
         } catch let failure as SFTPFailure {
             throw failure.remoteStoreError("cannot download '\(path)'", path: path)
+        }
+    }
+
+    /// Opens the file at `location` for reading.
+    ///
+    /// OpenSSH answers "no such file" for a missing file; other servers answer a generic failure
+    /// for a missing file and for a directory alike, so then what stands there decides: nothing
+    /// is `notFound`, a directory `isADirectory`, and a file (one that appeared in between, as an
+    /// upload renamed into place) is opened again, at most three times in all.
+    private func openForReading(_ location: String, path: RemotePath) throws -> OpaquePointer {
+        var attempt = 1
+        while true {
+            do {
+                return try open(location, flags: LIBSSH2_FXF_READ, mode: 0)
+            } catch let failure as SFTPFailure where failure.status == .noSuchFile {
+                throw RemoteStoreError(.notFound, path: path, message: "'\(path)' does not exist", underlying: failure)
+            } catch let failure as SFTPFailure where !failure.breaksConnection {
+                switch try stat(location, for: path)?.isDirectory {
+                case nil:
+                    throw RemoteStoreError(.notFound, path: path, message: "'\(path)' does not exist", underlying: failure)
+                case true?:
+                    throw RemoteStoreError(.isADirectory, path: path, message: "'\(path)' is a directory", underlying: failure)
+                case false? where attempt < 3:
+                    attempt += 1
+                case false?:
+                    throw failure.remoteStoreError("cannot open '\(path)'", path: path)
+                }
+            } catch let failure as SFTPFailure {
+                throw failure.remoteStoreError("cannot open '\(path)'", path: path)
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import RemoteTransportSupport
 
 /// The state of one libcurl transfer, handed to libcurl's C callbacks through their userdata
 /// pointer: the local files it streams from and to, the response being collected, and the
@@ -58,15 +59,11 @@ final class CurlTransfer {
     fileprivate func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         receivedByteCount += Int64(bytes.count)
         if isSuccessStatus && downloadDescriptor >= 0 {
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(downloadDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = .localWrite(errno)
-                    return 0
-                }
-                offset += written
+            do {
+                try FileDescriptorIO.write(bytes, to: downloadDescriptor)
+            } catch {
+                failure = .localWrite(error.code)
+                return 0
             }
             return bytes.count
         }
@@ -85,11 +82,10 @@ final class CurlTransfer {
 
     /// Fills `buffer` from the upload file; 0 means end of file.
     fileprivate func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        while true {
-            let count = Glibc.read(uploadDescriptor, buffer.baseAddress, buffer.count)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            failure = .localRead(errno)
+        do {
+            return try FileDescriptorIO.read(from: uploadDescriptor, into: buffer)
+        } catch {
+            failure = .localRead(error.code)
             return ccurl_readfunc_abort()
         }
     }

@@ -28,8 +28,17 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
         var status: Int?
     }
 
+    /// The ``RemoteProtocol/RemoteStoreError/underlying`` error of every failure of ``parse(_:path:)``:
+    /// the body arrived whole (its Content-Length was met) but is not a readable multistatus.
+    /// A server that wrote garbage after its status line, or a proxy that cut the body, may answer
+    /// correctly the next time, so callers repeat the request a bounded number of times.
+    struct Malformed: Error, Sendable, CustomStringConvertible {
+        var description: String { "malformed multistatus body" }
+    }
+
     /// Parses `data`.
-    /// - Throws: ``RemoteStoreError`` with code `invalidResponse`, naming `path` and the problem.
+    /// - Throws: ``RemoteStoreError`` with code `invalidResponse` and underlying ``Malformed``,
+    ///   naming `path` and the problem.
     static func parse(_ data: Data, path: RemotePath?) throws -> [MultistatusEntry] {
         let delegate = MultistatusParser()
         let parser = XMLParser(data: data)
@@ -38,14 +47,15 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
         parser.delegate = delegate
         let parsed = parser.parse()
         if let failure = delegate.failure {
-            throw RemoteStoreError(.invalidResponse, path: path, message: "invalid PROPFIND response: \(failure)")
+            throw RemoteStoreError(.invalidResponse, path: path, message: "invalid PROPFIND response: \(failure)", underlying: Malformed())
         }
         guard parsed, delegate.sawRoot else {
             let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "no multistatus element"
             throw RemoteStoreError(
                 .invalidResponse,
                 path: path,
-                message: "the PROPFIND response is not well-formed WebDAV XML (line \(parser.lineNumber)): \(reason)"
+                message: "the PROPFIND response is not well-formed WebDAV XML (line \(parser.lineNumber)): \(reason)",
+                underlying: Malformed()
             )
         }
         return delegate.entries

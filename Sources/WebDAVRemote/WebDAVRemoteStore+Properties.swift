@@ -1,37 +1,61 @@
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 
 extension WebDAVRemoteStore {
     /// The largest PROPFIND answer held in memory (about 150,000 entries of a Depth 1 listing).
     static let propfindBodyLimit = 64 * 1024 * 1024
 
-    /// Sends a PROPFIND with an explicit property list and the given depth; returns 207, or 400,
-    /// 404 and 409 for the caller to interpret.
-    func propfind(_ path: RemotePath, collection: Bool, depth: Int) async throws -> HTTPResponse {
-        try await client.send(
-            HTTPRequest(
-                method: "PROPFIND",
-                url: client.endpoint.url(for: path, collection: collection || path.isRoot),
-                headers: ["Depth: \(depth)"],
-                body: .data(Self.propfindBody, contentType: "application/xml; charset=utf-8"),
-                sink: .memory(limit: Self.propfindBodyLimit)
-            ),
-            for: path,
-            accepting: [207, 400, 404, 409],
-            idempotent: true
+    /// What a PROPFIND answered: the entries of a well-formed 207, or another status for the
+    /// caller to interpret.
+    enum PropfindAnswer {
+        /// A 207 whose multistatus body was read.
+        case entries([MultistatusEntry])
+        /// 400, 403, 404 or 409, with the body (for error messages).
+        case refused(status: Int, body: Data)
+    }
+
+    /// The statuses a PROPFIND answer may have besides 207, all of which the callers explain by
+    /// looking at the path or its parent: 404 and 409 (missing), 400 (Apache, below a file) and 403
+    /// (lighttpd, below a file or a file named with a trailing slash).
+    static let propfindRefusals: Set<Int> = [400, 403, 404, 409]
+
+    /// Sends a PROPFIND with an explicit property list and the given depth, and reads the answer.
+    ///
+    /// A 207 whose body is not a well-formed multistatus (garbage after the status line, a body
+    /// cut short by a proxy) is asked again under the store's retry policy, like a dropped
+    /// connection; if every attempt is garbled, the last `invalidResponse` is thrown.
+    func propfind(_ path: RemotePath, collection: Bool, depth: Int) async throws -> PropfindAnswer {
+        let request = HTTPRequest(
+            method: "PROPFIND",
+            url: client.endpoint.url(for: path, collection: collection || path.isRoot),
+            headers: ["Depth: \(depth)"],
+            body: .data(Self.propfindBody, contentType: "application/xml; charset=utf-8"),
+            sink: .memory(limit: Self.propfindBodyLimit)
+        )
+        let client = client
+        // One retry loop for both kinds of failure: the request itself is sent without retries.
+        return try await client.retryPolicy.run(
+            {
+                let response = try await client.send(
+                    request, for: path, accepting: Self.propfindRefusals.union([207]), idempotent: false
+                )
+                guard response.status == 207 else { return .refused(status: response.status, body: response.body) }
+                return .entries(try MultistatusParser.parse(response.body, path: path))
+            },
+            retryingWhen: { $0.isRetryable || $0.underlying is MultistatusParser.Malformed }
         )
     }
 
     /// The properties of the resource at `path`, or `nil` if there is none (including when an
     /// ancestor is a file).
     ///
-    /// Apache answers 400 for a path below a file; that is told apart from a real bad request by
-    /// looking at the parent.
+    /// A refusal that may only mean "not here" is told apart from a real one by looking at the
+    /// parent: Apache answers 400 and lighttpd 403 for a path below a file. When the parent is a
+    /// collection, the refusal stands (`permissionDenied` for 403, `invalidResponse` for 400).
     func properties(of path: RemotePath) async throws -> MultistatusEntry? {
-        let response = try await propfind(path, collection: false, depth: 0)
-        switch response.status {
-        case 207:
-            let entries = try MultistatusParser.parse(response.body, path: path)
+        switch try await propfind(path, collection: false, depth: 0) {
+        case .entries(let entries):
             let endpoint = client.endpoint
             guard let entry = entries.first(where: { endpoint.relativeComponents(ofHref: $0.href) == path.components }) else {
                 throw RemoteStoreError(
@@ -42,12 +66,12 @@ extension WebDAVRemoteStore {
             }
             if let status = entry.status, !(200..<300).contains(status) { return nil }
             return entry
-        case 400:
+        case .refused(let status, let body) where status == 400 || status == 403:
             guard let parent = path.parent, try await properties(of: parent)?.isCollection != true else {
-                throw RemoteStoreError.httpStatus(400, method: "PROPFIND", path: path, body: response.body)
+                throw RemoteStoreError.httpStatus(status, method: "PROPFIND", path: path, body: body)
             }
             return nil
-        default:
+        case .refused:
             return nil
         }
     }

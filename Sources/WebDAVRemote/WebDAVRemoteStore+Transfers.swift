@@ -33,17 +33,10 @@ extension WebDAVRemoteStore {
     }
 
     /// PUTs the local file to `url` (a temporary name or, when no MOVE can follow, the target).
-    /// - Throws: `notFound` or `notADirectory` when the parent is missing or a file.
+    /// - Throws: `notFound` or `notADirectory` when the parent is missing or a file (see
+    ///   ``sendCreating(_:for:)``).
     func put(_ localFile: URL, size: Int64, at url: String, for path: RemotePath) async throws {
-        let response = try await client.send(
-            HTTPRequest(method: "PUT", url: url, body: .file(localFile, size: size)),
-            for: path,
-            accepting: [200, 201, 204, 400, 404, 409],
-            idempotent: true
-        )
-        if !response.isSuccess {
-            throw try await parentFailure(of: path, status: response.status, method: "PUT")
-        }
+        try await sendCreating(HTTPRequest(method: "PUT", url: url, body: .file(localFile, size: size)), for: path)
     }
 
     /// MOVEs the temporary file at `temporary` onto `path`, replacing what is there.

@@ -30,7 +30,10 @@ import RemoteProtocol
 ///
 /// Every request runs on a pooled libcurl handle owned by an actor on its own thread, never on
 /// Swift's cooperative pool. Idempotent requests are retried after dropped connections, timeouts,
-/// 423, 429 and 5xx; unexpected or malformed answers throw `invalidResponse`.
+/// 423, 429 and 5xx; unexpected or malformed answers throw `invalidResponse` (a garbled 207 only
+/// after the PROPFIND was asked again). Refusals that may only mean "not there" (400, 403, 405,
+/// and nginx's 500 for a PUT or COPY into a missing collection) are explained by a PROPFIND of the
+/// path or its parent before an error is chosen, and a body is never sent again before that.
 public final class WebDAVRemoteStore: RemoteStore {
     /// Server-side copy, no atomic replacement, one-second modification times (set by the server).
     public let capabilities = RemoteCapabilities(
@@ -69,30 +72,42 @@ public final class WebDAVRemoteStore: RemoteStore {
     /// redirect: a measure of what an operation costs (a `list` is one PROPFIND).
     public var requestCount: Int { client.requestCount }
 
-    /// `PROPFIND` with `Depth: 0`; `nil` for 404, 409, or Apache's 400 below a file.
+    /// `PROPFIND` with `Depth: 0`; `nil` for 404, 409, or the 400 (Apache) and 403 (lighttpd) of a
+    /// path below a file.
     public func exists(_ path: RemotePath) async throws -> RemoteItem? {
         try await properties(of: path).map { item(for: $0, at: path) }
     }
 
     /// `MKCOL`, creating missing parents after a 409 and telling a collection from a file after a 405.
+    ///
+    /// A 405 with nothing at the path (the answer of some servers below a file) is treated like a
+    /// 409: the parents are examined, so a file among them gives `notADirectory`, not `notFound`.
     public func createDirectory(at path: RemotePath) async throws {
         guard !path.isRoot else { return }
         switch try await makeCollection(path) {
         case .created:
             return
         case .exists:
-            try await confirmDirectory(path)
+            if try await !directoryExists(path) {
+                try await createDirectoryAfterParents(path)
+            }
         case .parentMissing:
-            if let parent = path.parent, !parent.isRoot {
-                do {
-                    try await createDirectory(at: parent)
-                } catch RemoteStoreError.Code.alreadyExists {
-                    throw RemoteStoreError(.notADirectory, path: path, message: "a file stands at \(parent)")
-                }
+            try await createDirectoryAfterParents(path)
+        }
+    }
+
+    /// Creates the parents of `path`, then `path` itself with a second MKCOL.
+    /// - Throws: `notADirectory` if a file stands among the parents.
+    private func createDirectoryAfterParents(_ path: RemotePath) async throws {
+        if let parent = path.parent, !parent.isRoot {
+            do {
+                try await createDirectory(at: parent)
+            } catch RemoteStoreError.Code.alreadyExists {
+                throw RemoteStoreError(.notADirectory, path: path, message: "a file stands at \(parent)")
             }
-            if try await makeCollection(path) != .created {
-                try await confirmDirectory(path)
-            }
+        }
+        if try await makeCollection(path) != .created, try await !directoryExists(path) {
+            throw RemoteStoreError(.notFound, path: path, message: "the directory could not be created: its parent is missing")
         }
     }
 
@@ -122,12 +137,23 @@ public final class WebDAVRemoteStore: RemoteStore {
             .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
         do {
             for _ in 0..<Self.consistentDownloadAttempts {
-                let response = try await client.send(
-                    HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
-                    for: path,
-                    accepting: [200, 404],
-                    idempotent: true
-                )
+                let response: HTTPResponse
+                do {
+                    response = try await client.send(
+                        HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
+                        for: path,
+                        accepting: [200, 404],
+                        idempotent: true
+                    )
+                } catch let refusal as RemoteStoreError where !refusal.isRetryable && refusal.code != .localFile {
+                    // nginx and lighttpd redirect a collection's URL and then refuse the GET (301,
+                    // then 403 or 405): what stands there decides the error, not the refusal.
+                    switch try await properties(of: path)?.isCollection {
+                    case nil: throw RemoteStoreError(.notFound, path: path, message: "no file to download")
+                    case true?: throw RemoteStoreError(.isADirectory, path: path, message: "a directory cannot be downloaded")
+                    case false?: throw refusal
+                    }
+                }
                 guard let entry = try await properties(of: path) else {
                     throw RemoteStoreError(.notFound, path: path, message: "no file to download")
                 }
@@ -190,34 +216,33 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
         let temporary = temporaryURL(in: parent)
         try await withTemporaryResource(temporary) {
-            let copy = try await client.send(
+            try await sendCreating(
                 HTTPRequest(
                     method: "COPY",
                     url: client.endpoint.url(for: source, collection: false),
                     headers: ["Destination: \(temporary)", "Overwrite: T", "Depth: 0"]
                 ),
-                for: destination,
-                accepting: [201, 204, 400, 404, 409],
-                idempotent: true
+                for: destination
             )
-            if !copy.isSuccess {
-                throw try await parentFailure(of: destination, status: copy.status, method: "COPY")
-            }
             try await moveIntoPlace(temporary, to: destination, size: sourceEntry.contentLength)
         }
     }
 
     /// `PROPFIND` with `Depth: 1`: one request whatever the number of children.
     public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
-        let response = try await propfind(directory, collection: true, depth: 1)
-        guard response.status == 207 else {
+        let entries: [MultistatusEntry]
+        switch try await propfind(directory, collection: true, depth: 1) {
+        case .entries(let listed):
+            entries = listed
+        case .refused(let status, let body):
+            // 404/409 (missing), 400 (Apache) or 403 (lighttpd, for a file named with a trailing
+            // slash or anything below a file): the directory's own properties tell which.
             switch try await properties(of: directory)?.isCollection {
             case nil: throw RemoteStoreError(.notFound, path: directory, message: "no directory to list")
             case false: throw RemoteStoreError(.notADirectory, path: directory, message: "a file cannot be listed")
-            case true: throw RemoteStoreError.httpStatus(response.status, method: "PROPFIND", path: directory)
+            case true: throw RemoteStoreError.httpStatus(status, method: "PROPFIND", path: directory, body: body)
             }
         }
-        let entries = try MultistatusParser.parse(response.body, path: directory)
         return try Self.children(in: entries, of: directory, endpoint: client.endpoint).map { item(for: $0.entry, at: $0.path) }
     }
 

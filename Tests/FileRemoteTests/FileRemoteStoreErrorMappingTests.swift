@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 import TestSupport
 import Testing
 

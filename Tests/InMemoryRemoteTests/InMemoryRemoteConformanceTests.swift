@@ -3,11 +3,13 @@ import RemoteProtocol
 import RemoteStoreConformance
 import Testing
 
-/// The contract suite against a fresh ``InMemoryRemoteStore``, one reported test per check.
+/// The contract suite against a fresh ``InMemoryRemoteStore``, one reported test per check. Every
+/// store of a run is the same instance: in-memory storage is shared only that way.
 struct InMemoryRemoteConformanceTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        try await RemoteStoreConformance(makeStore: { InMemoryRemoteStore() }).run(check)
+        let store = InMemoryRemoteStore()
+        try await RemoteStoreConformance(makeStore: { store }).run(check)
     }
 
     /// A store that declares non-atomic replacement and no modification dates obeys the looser
@@ -15,6 +17,7 @@ struct InMemoryRemoteConformanceTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformanceWithWeakerCapabilities(_ check: RemoteStoreConformance.Check) async throws {
         let capabilities = RemoteCapabilities(serverSideCopy: false, atomicReplace: false, modificationTimePrecision: nil)
-        try await RemoteStoreConformance(makeStore: { InMemoryRemoteStore(capabilities: capabilities) }).run(check)
+        let store = InMemoryRemoteStore(capabilities: capabilities)
+        try await RemoteStoreConformance(makeStore: { store }).run(check)
     }
 }

@@ -62,6 +62,25 @@ struct BrokenStoreCase: Sendable, CustomTestStringConvertible {
         .init(name: "partial files are visible", caughtBy: [.uploadIsNeverVisiblePartially, .copyIsNeverVisiblePartially]) {
             BrokenStores.WritesInGrowingPrefixes()
         },
+        .init(name: "list returns only the first 1,000 entries", caughtBy: [.largeDirectoryListsEveryEntryOnce]) {
+            BrokenStores.ListReturnsOnlyTheFirstPage()
+        },
+        .init(name: "list hides names starting with a dot", caughtBy: [.leadingDotNamesRoundTrip]) {
+            BrokenStores.ListHidesLeadingDotNames()
+        },
+        .init(name: "list truncates sizes of 1 MiB and more", caughtBy: [.boundarySizesRoundTripWithExactSizes]) {
+            BrokenStores.ListTruncatesLargeSizes()
+        },
+        .init(name: "download drops the last byte of whole 64 KiB buffers", caughtBy: [.boundarySizesRoundTripWithExactSizes]) {
+            BrokenStores.DownloadDropsLastByteOfWholeBuffers()
+        },
+        .init(name: "names are case-insensitive", caughtBy: [.namesDifferingOnlyInCaseAreDistinct]) {
+            BrokenStores.CaseInsensitive()
+        },
+        // Every store made gets storage of its own: its writes are seen by no other store.
+        .init(name: "each store keeps its writes to itself", caughtBy: [.secondStoreSeesWritesAndDeletes]) {
+            FaithfulForwarder(base: InMemoryRemoteStore())
+        },
     ]
 }
 
@@ -84,7 +103,20 @@ struct BrokenStoreTests {
 
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func faithfulForwarderPassesEveryCheck(_ check: RemoteStoreConformance.Check) async throws {
-        let outcome = try await RemoteStoreConformance(options: Self.options, makeStore: { FaithfulForwarder() }).run(check)
+        let shared = InMemoryRemoteStore()
+        let outcome = try await RemoteStoreConformance(options: Self.options, makeStore: { FaithfulForwarder(base: shared) }).run(check)
         #expect(outcome == .passed)
+    }
+
+    /// Without shared storage the check that needs it is skipped with the reason, not passed.
+    @Test func privateStoresSkipTheSharedStorageCheck() async throws {
+        let options = RemoteStoreConformance.Options(storesShareStorage: false)
+        let outcome = try await RemoteStoreConformance(options: options, makeStore: { FaithfulForwarder(base: InMemoryRemoteStore()) })
+            .run(.secondStoreSeesWritesAndDeletes)
+        guard case .skipped(let reason) = outcome else {
+            Issue.record("expected a skip, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("storesShareStorage"))
     }
 }

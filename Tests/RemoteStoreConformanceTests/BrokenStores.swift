@@ -188,6 +188,66 @@ enum BrokenStores {
         }
     }
 
+    /// `list` returns only the first page of 1,000 entries, as a backend that ignores the
+    /// continuation token of S3 or a paged HTTP API does.
+    struct ListReturnsOnlyTheFirstPage: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            Array(try await base.list(directory).sorted { $0.name < $1.name }.prefix(1_000))
+        }
+    }
+
+    /// `list` leaves out names that start with a dot, as nginx's dav_ext does.
+    struct ListHidesLeadingDotNames: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            try await base.list(directory).filter { !$0.name.hasPrefix(".") }
+        }
+    }
+
+    /// `list` reports file sizes in a 20-bit field: right below 1 MiB, wrong from there on.
+    struct ListTruncatesLargeSizes: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+            try await base.list(directory).map { item in
+                RemoteItem(path: item.path, kind: item.kind, size: item.size.map { $0 & 0xF_FFFF }, modificationDate: item.modificationDate)
+            }
+        }
+    }
+
+    /// `download` drops the last byte of a file whose size is a whole number of 64 KiB buffers
+    /// (an off-by-one at the end of the last full buffer).
+    struct DownloadDropsLastByteOfWholeBuffers: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func download(_ path: RemotePath, to localFile: URL) async throws {
+            try await base.download(path, to: localFile)
+            let content = try Data(contentsOf: localFile)
+            if !content.isEmpty && content.count % 65_536 == 0 {
+                try content.dropLast().write(to: localFile)
+            }
+        }
+    }
+
+    /// Names are folded to lower case on the way to the storage, as on a case-insensitive file
+    /// system: `Case` and `case` are one file.
+    struct CaseInsensitive: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func exists(_ path: RemotePath) async throws -> RemoteItem? { try await base.exists(try folded(path)) }
+        func createDirectory(at path: RemotePath) async throws { try await base.createDirectory(at: try folded(path)) }
+        func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+            try await base.upload(contentsOf: localFile, to: try folded(path))
+        }
+        func download(_ path: RemotePath, to localFile: URL) async throws { try await base.download(try folded(path), to: localFile) }
+        func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+            try await base.copy(try folded(source), to: try folded(destination))
+        }
+        func list(_ directory: RemotePath) async throws -> [RemoteItem] { try await base.list(try folded(directory)) }
+        func delete(_ path: RemotePath) async throws { try await base.delete(try folded(path)) }
+        private func folded(_ path: RemotePath) throws -> RemotePath {
+            try RemotePath(components: path.components.map { $0.lowercased() })
+        }
+    }
+
     /// `list` and `exists` report no modification dates although the store declares a precision.
     struct DatesMissing: ForwardingStore {
         let base = InMemoryRemoteStore()

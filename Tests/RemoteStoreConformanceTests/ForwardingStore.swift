@@ -20,7 +20,8 @@ extension ForwardingStore {
     func delete(_ path: RemotePath) async throws { try await base.delete(path) }
 }
 
-/// Forwards everything unchanged: proves that the forwarding itself is correct.
+/// Forwards everything unchanged: proves that the forwarding itself is correct. Forwarders made
+/// with the same `base` share their storage, like two connections to one server.
 struct FaithfulForwarder: ForwardingStore {
-    let base = InMemoryRemoteStore()
+    let base: InMemoryRemoteStore
 }

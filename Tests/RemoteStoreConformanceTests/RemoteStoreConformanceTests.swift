@@ -49,7 +49,10 @@ struct RemoteStoreConformanceTests {
     }
 
     @Test func invalidOptionsAreRejected() async throws {
-        for options in [RemoteStoreConformance.Options(largeFileSize: 0), RemoteStoreConformance.Options(concurrency: 1)] {
+        for options in [
+            RemoteStoreConformance.Options(largeFileSize: 0), RemoteStoreConformance.Options(concurrency: 1),
+            RemoteStoreConformance.Options(largeDirectoryEntryCount: 0),
+        ] {
             let suite = RemoteStoreConformance(options: options, makeStore: { InMemoryRemoteStore() })
             await #expect(throws: ConformanceFailure.self) { try await suite.run(.rootExists) }
         }

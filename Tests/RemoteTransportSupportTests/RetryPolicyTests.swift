@@ -44,6 +44,29 @@ struct RetryPolicyTests {
         #expect(calls.withLock { $0 } == 3)
     }
 
+    /// A predicate retries a failure that is not retryable by its code, and the last error keeps
+    /// that code.
+    @Test func predicateRetriesChosenFailuresAndKeepsTheirCode() async {
+        let calls = Mutex(0)
+        await #expect {
+            try await fastPolicy.run({
+                calls.withLock { $0 += 1 }
+                throw RemoteStoreError(.invalidResponse, message: "garbled")
+            }, retryingWhen: { $0.code == .invalidResponse })
+        } throws: { error in
+            (error as? RemoteStoreError)?.code == .invalidResponse
+        }
+        #expect(calls.withLock { $0 } == 3)
+        calls.withLock { $0 = 0 }
+        await #expect(throws: RemoteStoreError.self) {
+            try await fastPolicy.run({
+                calls.withLock { $0 += 1 }
+                throw RemoteStoreError(.unavailable)
+            }, retryingWhen: { $0.code == .invalidResponse })
+        }
+        #expect(calls.withLock { $0 } == 1)
+    }
+
     @Test func delaysGrowExponentiallyUpToTheMaximum() {
         let policy = RetryPolicy(maximumAttempts: 10, initialDelay: .milliseconds(100), maximumDelay: .milliseconds(350))
         #expect(policy.delay(beforeAttempt: 2) == .milliseconds(100))

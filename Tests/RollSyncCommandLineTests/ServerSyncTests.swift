@@ -69,7 +69,10 @@ struct ServerSyncTests {
     @Test(
         "two databases sync through WebDAV",
         .enabled(if: TestServerEnvironment.webDAVEnabled),
-        arguments: ["ROLLSYNC_TEST_WEBDAV_APACHE_URL", "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL"]
+        arguments: [
+            "ROLLSYNC_TEST_WEBDAV_APACHE_URL", "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL", "ROLLSYNC_TEST_WEBDAV_NGINX_URL",
+            "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL",
+        ]
     )
     func webDAV(urlVariable: String) async throws {
         try await expectTwoWaySync(

@@ -11,6 +11,8 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     case sftp
     case webdavApache
     case wsgidav
+    case nginx
+    case lighttpd
 
     var description: String { rawValue }
 
@@ -48,6 +50,16 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
         if let failure { throw failure }
     }
 
+    /// The variable holding the URL of a WebDAV server (`Scripts/test-servers.d`).
+    private var webDAVURLVariable: String {
+        switch self {
+        case .sftp, .webdavApache: "ROLLSYNC_TEST_WEBDAV_APACHE_URL"
+        case .wsgidav: "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL"
+        case .nginx: "ROLLSYNC_TEST_WEBDAV_NGINX_URL"
+        case .lighttpd: "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL"
+        }
+    }
+
     private func configuration(path: String) throws -> RemoteStoreConfiguration {
         func variable(_ name: String) throws -> String {
             try #require(Self.environment[name], "ROLLSYNC_REQUIRE_TEST_SERVERS=1 but \(name) is not set")
@@ -62,8 +74,8 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
                     "known-hosts": try variable("ROLLSYNC_TEST_SFTP_KNOWN_HOSTS"),
                 ]
             )
-        case .webdavApache, .wsgidav:
-            let base = try variable(self == .wsgidav ? "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL" : "ROLLSYNC_TEST_WEBDAV_APACHE_URL")
+        case .webdavApache, .wsgidav, .nginx, .lighttpd:
+            let base = try variable(webDAVURLVariable)
             return RemoteStoreConfiguration(
                 url: try #require(URL(string: base + path)),
                 settings: ["user": try variable("ROLLSYNC_TEST_WEBDAV_USER")],

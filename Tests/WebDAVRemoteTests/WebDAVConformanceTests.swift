@@ -3,20 +3,13 @@ import RemoteStoreConformance
 import Testing
 import WebDAVRemote
 
-/// The whole contract suite against Apache mod_dav_fs: one reported test per check.
+/// The whole contract suite against each WebDAV test server (Apache mod_dav_fs, wsgidav, nginx with
+/// dav_ext, lighttpd mod_webdav): one reported test per server and check. A check a server cannot
+/// pass is skipped with its written reason (``WebDAVTestServer/skippedChecks``).
 @Suite(.enabled(if: WebDAVTestServer.enabled))
-struct ApacheConformanceTests {
-    @Test(arguments: RemoteStoreConformance.Check.allCases)
-    func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        try await RemoteStoreConformance(makeStore: { try WebDAVTestServer.apache.rootStore() }).run(check)
-    }
-}
-
-/// The whole contract suite against wsgidav: one reported test per check.
-@Suite(.enabled(if: WebDAVTestServer.enabled))
-struct WsgidavConformanceTests {
-    @Test(arguments: RemoteStoreConformance.Check.allCases)
-    func conformance(_ check: RemoteStoreConformance.Check) async throws {
-        try await RemoteStoreConformance(makeStore: { try WebDAVTestServer.wsgidav.rootStore() }).run(check)
+struct WebDAVConformanceTests {
+    @Test(arguments: WebDAVTestServer.all, RemoteStoreConformance.Check.allCases)
+    func conformance(_ server: WebDAVTestServer, _ check: RemoteStoreConformance.Check) async throws {
+        try await server.conformanceSuite().run(check)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import RemoteStoreConformance
 import Testing
 import WebDAVRemote
 
@@ -9,10 +10,30 @@ import WebDAVRemote
 /// Without them a suite skips with a printed reason, unless `ROLLSYNC_REQUIRE_TEST_SERVERS=1`
 /// (CI), where a missing server makes the tests fail instead.
 struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
-    /// A short name for test output (`apache`, `wsgidav`).
+    /// A short name for test output (`apache`, `wsgidav`, `nginx`, `lighttpd`).
     let name: String
     /// The environment variable holding the server's URL.
     let urlVariable: String
+    /// True if the server leaves names starting with `.` out of PROPFIND listings (nginx dav_ext);
+    /// such files can still be read and checked one by one.
+    var hidesLeadingDotNamesInListings = false
+
+    /// The contract checks this server cannot pass, each with the reason (Docs/Backends/WebDAV.md,
+    /// "Servers", documents the same).
+    var skippedChecks: [RemoteStoreConformance.Check: String] {
+        guard hidesLeadingDotNamesInListings else { return [:] }
+        return [
+            .leadingDotNamesRoundTrip: """
+                nginx dav_ext leaves names starting with '.' out of every PROPFIND listing (the files \
+                can still be checked and downloaded); RollingSync's own names never start with '.'
+                """,
+        ]
+    }
+
+    /// The contract suite for this server's root.
+    func conformanceSuite() -> RemoteStoreConformance {
+        RemoteStoreConformance(options: .init(skipped: skippedChecks), makeStore: { try rootStore() })
+    }
 
     /// Apache httpd with mod_dav_fs, Basic auth.
     static let apache = WebDAVTestServer(name: "apache", urlVariable: "ROLLSYNC_TEST_WEBDAV_APACHE_URL")
@@ -22,8 +43,14 @@ struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
     static let apacheTLS = WebDAVTestServer(name: "apache-tls", urlVariable: "ROLLSYNC_TEST_WEBDAV_APACHE_TLS_URL")
     /// wsgidav on cheroot, Basic (and Digest) auth.
     static let wsgidav = WebDAVTestServer(name: "wsgidav", urlVariable: "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL")
+    /// nginx with its dav module and dav_ext, Basic auth.
+    static let nginx = WebDAVTestServer(
+        name: "nginx", urlVariable: "ROLLSYNC_TEST_WEBDAV_NGINX_URL", hidesLeadingDotNamesInListings: true
+    )
+    /// lighttpd with mod_webdav, Basic auth.
+    static let lighttpd = WebDAVTestServer(name: "lighttpd", urlVariable: "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL")
     /// The servers the full contract suite runs against.
-    static let all = [apache, wsgidav]
+    static let all = [apache, wsgidav, nginx, lighttpd]
 
     private static var environment: [String: String] { ProcessInfo.processInfo.environment }
 

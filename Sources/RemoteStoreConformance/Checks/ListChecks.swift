@@ -58,6 +58,53 @@ extension ConformanceContext {
         try await expectListing(path("empty"), [:])
     }
 
+    /// Fills one directory with ``RemoteStoreConformance/Options/largeDirectoryEntryCount``
+    /// entries (every 100th a directory, files of 0 to 6 bytes), uploading
+    /// ``RemoteStoreConformance/Options/concurrency`` at a time, then lists it once.
+    func largeDirectoryListsEveryEntryOnce() async throws {
+        let folder = path("large")
+        try await createDirectory(folder)
+        let count = options.largeDirectoryEntryCount
+        let entries: [(name: String, size: Int?)] = (0..<count).map { index in
+            (String(format: "entry-%06d", index), index % 100 == 99 ? nil : index % 7)
+        }
+        try await forEachConcurrently(entries) { entry in
+            if let size = entry.size {
+                try await write(Self.randomData(size), to: folder / entry.name)
+            } else {
+                try await createDirectory(folder / entry.name)
+            }
+        }
+        let items = try await list(folder)
+        let expected = Dictionary(uniqueKeysWithValues: entries.map { ($0.name, $0.size) })
+        var seen = Set<String>()
+        var problems: [String] = []
+        for item in items {
+            if !seen.insert(item.name).inserted {
+                problems.append("'\(item.name)' twice")
+            } else if item.path.parent != folder {
+                problems.append("an item with path '\(item.path)'")
+            } else if let size = expected[item.name] {
+                let wanted: RemoteItem.Kind = size == nil ? .directory : .file
+                if item.kind != wanted || (item.kind == .file && item.size != size.map(Int64.init)) {
+                    problems.append(Self.describe(item) + " instead of a \(wanted)" + (size.map { " of \($0) bytes" } ?? ""))
+                }
+            } else {
+                problems.append("'\(item.name)', which was never written")
+            }
+        }
+        let missing = entries.map(\.name).filter { !seen.contains($0) }
+        if !missing.isEmpty {
+            problems.append("no \(missing.count) of the entries (first: \(missing.prefix(3).joined(separator: ", ")))")
+        }
+        if !problems.isEmpty {
+            throw failure(
+                folder, expected: "a listing of all \(count) entries, each once",
+                actual: "\(items.count) items, with \(problems.prefix(5).joined(separator: "; "))"
+            )
+        }
+    }
+
     func listOfMissingDirectoryThrowsNotFound() async throws {
         for missing in [path("missing"), path("missing/deeper")] {
             try await expectError(.notFound, "list of a missing directory", missing) {

@@ -3,12 +3,19 @@ import RemoteProtocol
 
 extension ConformanceContext {
     /// Names that break naive URL encoding, shell quoting or path handling. They avoid only what
-    /// `RemotePath` itself rejects (`/`, NUL, `.`, `..`, the temporary prefix).
+    /// `RemotePath` itself rejects (`/`, NUL, `.`, `..`, the temporary prefix), and leading dots,
+    /// which ``leadingDotNames`` covers in a check of their own (some servers hide such names).
     static let hostileNames = [
         "with space", "two  spaces", "question?mark", "hash#tag", "100% sure", "%20 looks encoded", "a%2Fb",
-        "a&b=c", "a+b", "it's", "say \"hi\"", ".hidden", "..double-dot", "...", "ünïcödé", "日本語のファイル",
+        "a&b=c", "a+b", "it's", "say \"hi\"", "ünïcödé", "日本語のファイル",
         "emoji 🎉", "Ωmega ≠ omega", "semi;colon,comma", "tilde~at@", "brackets [1] (2) {3}",
     ]
+
+    /// Names that Unix tools treat as hidden, or as `.` and `..` when parsed carelessly.
+    static let leadingDotNames = [".hidden", "..double-dot", "..."]
+
+    /// Three spellings of one word, and two of a directory's name.
+    static let caseVariants = ["Case", "case", "CASE"]
 
     /// A 200-character ASCII name and a 200-character name of 250 UTF-8 bytes.
     static let longNames = [
@@ -27,6 +34,40 @@ extension ConformanceContext {
 
     func hostileDirectoryNamesRoundTrip() async throws {
         try await expectDirectoryNamesRoundTrip(Self.hostileNames)
+    }
+
+    func leadingDotNamesRoundTrip() async throws {
+        try await expectFileNamesRoundTrip(Self.leadingDotNames)
+        try await expectDirectoryNamesRoundTrip(Self.leadingDotNames)
+    }
+
+    /// Writes each case variant as a file and as a directory holding a file, then deletes one of
+    /// each: the others must keep their own content.
+    func namesDifferingOnlyInCaseAreDistinct() async throws {
+        var contents: [String: Data] = [:]
+        for (index, name) in Self.caseVariants.enumerated() {
+            contents[name] = Self.randomData(10 + index)
+            try await write(contents[name]!, to: path(name))
+            try await createDirectory(path("folder-" + name))
+            try await write(contents[name]!, to: path("folder-\(name)/inside"))
+        }
+        var listing = contents.mapValues { (RemoteItem.Kind.file, Optional($0.count)) }
+        for name in Self.caseVariants {
+            listing["folder-" + name] = (.directory, nil)
+        }
+        try await expectListing(directory, listing)
+        for (name, content) in contents {
+            try await expectContent(path(name), content)
+            try await expectContent(path("folder-\(name)/inside"), content)
+        }
+        let removed = Self.caseVariants[1]
+        try await delete(path(removed))
+        try await delete(path("folder-" + removed))
+        try await expectAbsent(path(removed), "it was deleted")
+        for (name, content) in contents where name != removed {
+            try await expectContent(path(name), content)
+            try await expectContent(path("folder-\(name)/inside"), content)
+        }
     }
 
     func unicodeNormalizationFormsNameTheSameFile() async throws {

@@ -15,6 +15,20 @@ extension ConformanceContext {
         try await expectRoundTrip(of: Self.randomData(options.largeFileSize), at: path("large.bin"))
     }
 
+    /// The sizes of ``Check/boundarySizesRoundTripWithExactSizes``: empty, one byte, and either
+    /// side of 64 KiB and of 1 MiB, where transfer buffers and length fields break.
+    static let boundarySizes = [0, 1, 65_535, 65_536, 65_537, 1_048_577]
+
+    func boundarySizesRoundTripWithExactSizes() async throws {
+        var expected: [String: (RemoteItem.Kind, Int?)] = [:]
+        for size in Self.boundarySizes {
+            let name = "size-\(size)"
+            try await expectRoundTrip(of: Self.randomData(size), at: path(name))
+            expected[name] = (.file, size)
+        }
+        try await expectListing(directory, expected)
+    }
+
     /// Uploads `content` to `file` from a local file, checks its size, and downloads it to a
     /// local file whose bytes must match.
     private func expectRoundTrip(of content: Data, at file: RemotePath) async throws {

@@ -106,6 +106,23 @@ extension ConformanceContext {
         try await expectContent(target, next)
     }
 
+    /// Runs `body` for every element, with at most ``RemoteStoreConformance/Options/concurrency``
+    /// calls in flight. The first failure is thrown; the calls still running are cancelled.
+    func forEachConcurrently<Element: Sendable>(
+        _ elements: [Element],
+        _ body: @escaping @Sendable (Element) async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, element) in elements.enumerated() {
+                if index >= options.concurrency {
+                    try await group.next()
+                }
+                group.addTask { try await body(element) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
     /// Runs `body` in a new task that is cancelled, either before it starts (`yields == 0`) or
     /// after the caller has yielded `yields` times, and returns how it ended.
     func resultOfCancelledTask(afterYields yields: Int, _ body: @escaping @Sendable () async throws -> Void) async -> Result<Void, any Error> {

@@ -12,6 +12,8 @@ struct ConformanceContext: Sendable {
     /// The run's fresh working directory; checks create everything below it.
     let directory: RemotePath
     let options: RemoteStoreConformance.Options
+    /// Opens another store of the backend (for the checks that need a second one).
+    let makeStore: @Sendable () async throws -> any RemoteStore
 
     // MARK: Paths and failures
 
