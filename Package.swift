@@ -15,6 +15,8 @@ let sharedSwiftSettings: [SwiftSetting] = [
 ]
 
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+/// SQLite's C API as GRDB builds it, for the incremental blob I/O GRDB does not wrap.
+let grdbSQLite: Target.Dependency = .product(name: "GRDBSQLite", package: "GRDB.swift")
 let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
@@ -69,7 +71,7 @@ let package = Package(
 
         .target(
             name: "SyncCore",
-            dependencies: ["RemoteProtocol", "CZlib", grdb, crypto, cryptoExtras, logging],
+            dependencies: ["RemoteProtocol", "CZlib", grdb, grdbSQLite, crypto, cryptoExtras, logging],
             swiftSettings: sharedSwiftSettings
         ),
 

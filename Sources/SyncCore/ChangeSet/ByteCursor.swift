@@ -2,25 +2,29 @@ import Foundation
 import GRDB
 
 /// Reads the fields of one record body, checking every length against the bytes present.
-struct ByteCursor {
-    private let bytes: [UInt8]
-    private var position = 0
+///
+/// Bodies are arrays, except large ones (see ``ChangeSetReader``), which are `Data`: a BLOB value
+/// of such a body is a slice of it, sharing its storage, so a large value is in memory once.
+struct ByteCursor<Bytes: RandomAccessCollection> where Bytes.Element == UInt8, Bytes.Index == Int {
+    private let bytes: Bytes
+    private var position: Int
     /// Offset of the body in the whole stream, for error messages.
     private let streamOffset: Int
 
-    init(_ bytes: [UInt8], streamOffset: Int) {
+    init(_ bytes: Bytes, streamOffset: Int) {
+        position = bytes.startIndex
         self.bytes = bytes
         self.streamOffset = streamOffset
     }
 
-    var isAtEnd: Bool { position == bytes.count }
+    var isAtEnd: Bool { position == bytes.endIndex }
 
     func malformed(_ what: String) -> ChangeSetFormatError {
-        ChangeSetFormatError(.malformed(what), offset: streamOffset + position)
+        ChangeSetFormatError(.malformed(what), offset: streamOffset + position - bytes.startIndex)
     }
 
     mutating func byte() throws(ChangeSetFormatError) -> UInt8 {
-        guard position < bytes.count else { throw malformed("record ends inside a field") }
+        guard position < bytes.endIndex else { throw malformed("record ends inside a field") }
         defer { position += 1 }
         return bytes[position]
     }
@@ -45,8 +49,8 @@ struct ByteCursor {
         return Int(value)
     }
 
-    mutating func take(_ length: Int) throws(ChangeSetFormatError) -> ArraySlice<UInt8> {
-        guard length <= bytes.count - position else { throw malformed("length \(length) runs past the record") }
+    mutating func take(_ length: Int) throws(ChangeSetFormatError) -> Bytes.SubSequence {
+        guard length <= bytes.endIndex - position else { throw malformed("length \(length) runs past the record") }
         defer { position += length }
         return bytes[position..<position + length]
     }
@@ -55,7 +59,7 @@ struct ByteCursor {
         let length = try count(limit: limit, "string length")
         let slice = try take(length)
         // Through a contiguous buffer: the generic collection path is several times slower.
-        guard let text = slice.withUnsafeBufferPointer({ String(validating: $0, as: UTF8.self) }) else {
+        guard let text = slice.withContiguousStorageIfAvailable({ String(validating: $0, as: UTF8.self) }) ?? String(validating: slice, as: UTF8.self) else {
             throw malformed("invalid UTF-8 text")
         }
         return text
@@ -82,7 +86,7 @@ struct ByteCursor {
     }
 
     /// Whether `bytes` are valid UTF-8, without building a string (ASCII is checked in one pass).
-    private static func isValidUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+    private static func isValidUTF8(_ bytes: Bytes.SubSequence) -> Bool {
         if bytes.allSatisfy({ $0 < 0x80 }) { return true }
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
@@ -113,7 +117,9 @@ struct ByteCursor {
             return try string().databaseValue
         case .blob:
             let length = try count(limit: ChangeSetFormat.maximumRecordLength, "blob length")
-            return Data(try take(length)).databaseValue
+            let slice = try take(length)
+            // A slice of a Data body shares its storage; an array slice is copied.
+            return ((slice as? Data) ?? Data(slice)).databaseValue
         case nil:
             throw malformed("unknown value tag \(tagByte)")
         }

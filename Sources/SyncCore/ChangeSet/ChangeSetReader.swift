@@ -84,7 +84,13 @@ public final class ChangeSetReader {
         }
         guard let version = try nextByte() else { throw ChangeSetFormatError(.truncated, offset: offset) }
         guard version == ChangeSetFormat.version else { throw ChangeSetFormatError(.unsupportedVersion(version)) }
-        var body = try readRecord()
+        switch try readRecord() {
+        case .small(var body): try readHeaderFields(&body)
+        case .large(var body): try readHeaderFields(&body)
+        }
+    }
+
+    private func readHeaderFields<Bytes>(_ body: inout ByteCursor<Bytes>) throws {
         header = ChangeSetHeader(
             setID: try body.string(limit: ChangeSetFormat.maximumNameLength),
             clientID: try body.string(limit: ChangeSetFormat.maximumNameLength)
@@ -115,45 +121,67 @@ public final class ChangeSetReader {
         if summary != nil { return nil }
         while true {
             let recordStart = offset
-            var body = try readRecord()
-            let kindByte = try body.byte()
-            switch ChangeSetFormat.RecordKind(rawValue: kindByte) {
-            case .end:
-                try readTrailer(&body)
-                return nil
-            case .tableDefinition:
-                let index = try body.count(limit: Int(UInt32.max), "table index")
-                let name = try body.string(limit: ChangeSetFormat.maximumNameLength)
-                let columnCount = try body.count(limit: 32_767, "column count")
-                var columns: [String] = []
-                for _ in 0..<columnCount {
-                    columns.append(try body.string(limit: ChangeSetFormat.maximumNameLength))
-                }
-                guard body.isAtEnd else { throw body.malformed("unexpected bytes in a table definition") }
-                tables[index] = (name, columns)
-            case .insert, .update, .delete:
-                let kind = RowChange.Kind(rawValue: kindByte) ?? .delete
-                let build = wanted(kind)
-                let (clock, change) = try readChange(kind: kind, body: &body, build: build)
-                guard body.isAtEnd else {
-                    throw ChangeSetFormatError(.malformed("unexpected bytes in a change record"), offset: recordStart)
-                }
-                changeCount += 1
-                kindsRead.insert(kind)
-                minimumClock = min(minimumClock, clock)
-                maximumClock = max(maximumClock, clock)
-                if let change { return change }
-            case nil:
-                throw ChangeSetFormatError(.malformed("unknown record kind \(kindByte)"), offset: recordStart)
+            let outcome = switch try readRecord() {
+            case .small(var body): try process(&body, startingAt: recordStart, building: wanted)
+            case .large(var body): try process(&body, startingAt: recordStart, building: wanted)
             }
+            switch outcome {
+            case .end: return nil
+            case .change(let change): return change
+            case .nothingBuilt: continue
+            }
+        }
+    }
+
+    /// What one record was.
+    private enum RecordOutcome {
+        case end
+        case change(RowChange)
+        /// A table definition, or a change that was checked but not built.
+        case nothingBuilt
+    }
+
+    private func process<Bytes>(
+        _ body: inout ByteCursor<Bytes>, startingAt recordStart: Int, building wanted: (RowChange.Kind) -> Bool
+    ) throws -> RecordOutcome {
+        let kindByte = try body.byte()
+        switch ChangeSetFormat.RecordKind(rawValue: kindByte) {
+        case .end:
+            try readTrailer(&body)
+            return .end
+        case .tableDefinition:
+            let index = try body.count(limit: Int(UInt32.max), "table index")
+            let name = try body.string(limit: ChangeSetFormat.maximumNameLength)
+            let columnCount = try body.count(limit: 32_767, "column count")
+            var columns: [String] = []
+            for _ in 0..<columnCount {
+                columns.append(try body.string(limit: ChangeSetFormat.maximumNameLength))
+            }
+            guard body.isAtEnd else { throw body.malformed("unexpected bytes in a table definition") }
+            tables[index] = (name, columns)
+            return .nothingBuilt
+        case .insert, .update, .delete:
+            let kind = RowChange.Kind(rawValue: kindByte) ?? .delete
+            let build = wanted(kind)
+            let (clock, change) = try readChange(kind: kind, body: &body, build: build)
+            guard body.isAtEnd else {
+                throw ChangeSetFormatError(.malformed("unexpected bytes in a change record"), offset: recordStart)
+            }
+            changeCount += 1
+            kindsRead.insert(kind)
+            minimumClock = min(minimumClock, clock)
+            maximumClock = max(maximumClock, clock)
+            return change.map { .change($0) } ?? .nothingBuilt
+        case nil:
+            throw ChangeSetFormatError(.malformed("unknown record kind \(kindByte)"), offset: recordStart)
         }
     }
 
     /// Reads one change record's fields, checking each; builds the change only if `build` (else
     /// values are stepped over, which costs no allocation).
-    private func readChange(
+    private func readChange<Bytes>(
         kind: RowChange.Kind,
-        body: inout ByteCursor,
+        body: inout ByteCursor<Bytes>,
         build: Bool
     ) throws -> (clock: HLCTimestamp, change: RowChange?) {
         let tableIndex = try body.count(limit: Int(UInt32.max), "table index")
@@ -188,7 +216,7 @@ public final class ChangeSetReader {
         return (clock, change)
     }
 
-    private func readTrailer(_ body: inout ByteCursor) throws {
+    private func readTrailer<Bytes>(_ body: inout ByteCursor<Bytes>) throws {
         let expected = try body.count(limit: Int.max, "change count")
         let lowest = HLCTimestamp(rawValue: try body.varint())
         let highest = HLCTimestamp(rawValue: try body.varint())
@@ -216,8 +244,16 @@ public final class ChangeSetReader {
         )
     }
 
+    /// A record body: an array reused from record to record, or for a record longer than the
+    /// input buffer, `Data` of its own, released with the change built from it (whose large
+    /// values are slices of it, see ``ByteCursor``).
+    private enum RecordBody {
+        case small(ByteCursor<[UInt8]>)
+        case large(ByteCursor<Data>)
+    }
+
     /// Reads a length-prefixed record body.
-    private func readRecord() throws -> ByteCursor {
+    private func readRecord() throws -> RecordBody {
         var length: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -231,18 +267,28 @@ public final class ChangeSetReader {
             throw ChangeSetFormatError(.malformed("record length \(length) exceeds the limit"), offset: offset)
         }
         let bodyOffset = offset
+        if length > UInt64(Self.chunkSize) {
+            var large = Data(capacity: Int(length))
+            try readBody(length: Int(length)) { large.append(contentsOf: $0) }
+            return .large(ByteCursor(large, streamOffset: bodyOffset))
+        }
         recordBytes.removeAll(keepingCapacity: true)
-        var missing = Int(length)
+        try readBody(length: Int(length)) { recordBytes.append(contentsOf: $0) }
+        return .small(ByteCursor(recordBytes, streamOffset: bodyOffset))
+    }
+
+    /// Passes the next `length` bytes of the stream to `append`, a buffer's worth at a time.
+    private func readBody(length: Int, _ append: (ArraySlice<UInt8>) -> Void) throws {
+        var missing = length
         while missing > 0 {
             if position == buffer.count, try !refill() {
                 throw ChangeSetFormatError(.truncated, offset: offset)
             }
             let available = min(missing, buffer.count - position)
-            recordBytes.append(contentsOf: buffer[position..<position + available])
+            append(buffer[position..<position + available])
             position += available
             missing -= available
         }
-        return ByteCursor(recordBytes, streamOffset: bodyOffset)
     }
 
     private func nextByte() throws -> UInt8? {

@@ -2,7 +2,9 @@ import Foundation
 import GRDB
 
 /// Encodes row changes into a change set, streaming them to a file as they come: memory use is one
-/// record plus a 64 KiB output buffer, whatever the number of changes.
+/// record plus a 64 KiB output buffer, whatever the number of changes. Values of 64 KiB or more
+/// are written from the change's own storage, never copied into the record, so a change holding a
+/// large BLOB or TEXT costs no memory beyond the value itself.
 ///
 /// Call ``write(_:)`` for each change, then ``finish()``, which writes the trailer (change count,
 /// clock range, CRC-32) and flushes. A set whose ``finish()`` was never called has no trailer and is
@@ -19,7 +21,10 @@ public final class ChangeSetWriter {
     private let closesOutput: Bool
     private let header: ChangeSetHeader
     private var buffer: [UInt8] = []
+    /// The pending record, except its large values (``largeValues``).
     private var record: [UInt8] = []
+    /// Large values of the pending record, each with the position in ``record`` it goes at.
+    private var largeValues: [(position: Int, value: LargeValue)] = []
     private var checksum = CRC32()
     private var bytesWritten = 0
     private var tables: [String: TableEntry] = [:]
@@ -74,20 +79,21 @@ public final class ChangeSetWriter {
         let table = try tableEntry(for: change)
         record.append(change.kind.rawValue)
         record.appendVarint(UInt64(table.index))
-        record.appendValue(change.key)
+        appendValue(change.key)
         record.appendVarint(change.clock.rawValue)
         if change.kind != .delete {
             record.appendVarint(UInt64(change.columns.count))
             for column in change.columns {
                 guard column.clock <= change.clock else {
                     record.removeAll(keepingCapacity: true)
+                    largeValues.removeAll()
                     throw ChangeSetFormatError(.unencodable(
                         "column \(column.name) of \(change.table) is newer (\(column.clock)) than its row (\(change.clock))"))
                 }
                 // Checked by tableEntry(for:): every column has an index.
                 record.appendVarint(UInt64(table.columnIndexes[column.name] ?? 0))
                 record.appendVarint(change.clock.rawValue - column.clock.rawValue)
-                record.appendValue(column.value)
+                appendValue(column.value)
             }
         }
         try emitRecord()
@@ -161,18 +167,77 @@ public final class ChangeSetWriter {
         )
     }
 
-    /// Moves the pending record into the output buffer behind its length prefix.
+    /// A value written from its own storage.
+    private enum LargeValue {
+        case blob(Data)
+        case text(String)
+
+        var count: Int {
+            switch self {
+            case .blob(let data): data.count
+            case .text(let text): text.utf8.count
+            }
+        }
+    }
+
+    /// Appends a tagged value to the pending record; a large one is only noted (see ``LargeValue``).
+    private func appendValue(_ value: DatabaseValue) {
+        switch value.storage {
+        case .blob(let data) where data.count >= Self.flushThreshold:
+            record.append(ChangeSetFormat.ValueTag.blob.rawValue)
+            record.appendVarint(UInt64(data.count))
+            largeValues.append((record.count, .blob(data)))
+        case .string(let text) where text.utf8.count >= Self.flushThreshold:
+            record.append(ChangeSetFormat.ValueTag.text.rawValue)
+            record.appendVarint(UInt64(text.utf8.count))
+            largeValues.append((record.count, .text(text)))
+        default:
+            record.appendValue(value)
+        }
+    }
+
+    /// Moves the pending record into the output behind its length prefix: through the buffer, or
+    /// for a record with large values, piece by piece straight to the file.
     private func emitRecord() throws {
-        guard record.count <= ChangeSetFormat.maximumRecordLength else {
+        let length = record.count + largeValues.reduce(0) { $0 + $1.value.count }
+        guard length <= ChangeSetFormat.maximumRecordLength else {
             record.removeAll(keepingCapacity: false)
+            largeValues.removeAll()
             throw ChangeSetFormatError(.unencodable("a record exceeds \(ChangeSetFormat.maximumRecordLength) bytes"))
         }
-        buffer.appendVarint(UInt64(record.count))
-        buffer.append(contentsOf: record)
-        record.removeAll(keepingCapacity: true)
+        buffer.appendVarint(UInt64(length))
+        if largeValues.isEmpty {
+            buffer.append(contentsOf: record)
+        } else {
+            var start = 0
+            for (position, value) in largeValues {
+                buffer.append(contentsOf: record[start..<position])
+                try flush(updatingChecksum: true)
+                switch value {
+                case .blob(let data): try data.withUnsafeBytes { try writeDirectly($0) }
+                case .text(var text): try text.withUTF8 { try writeDirectly(UnsafeRawBufferPointer($0)) }
+                }
+                start = position
+            }
+            buffer.append(contentsOf: record[start...])
+            largeValues.removeAll()
+        }
+        record.removeAll(keepingCapacity: record.count <= Self.flushThreshold)
         if buffer.count >= Self.flushThreshold {
             try flush(updatingChecksum: true)
         }
+    }
+
+    /// Writes `bytes` to the file past the (flushed) buffer, in the checksum.
+    private func writeDirectly(_ bytes: UnsafeRawBufferPointer) throws {
+        checksum.update(bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + 1 << 20)
+            try output.write(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<end]))
+            offset = end
+        }
+        bytesWritten += bytes.count
     }
 
     private func flush(updatingChecksum: Bool) throws {

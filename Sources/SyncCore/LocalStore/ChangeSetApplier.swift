@@ -61,6 +61,50 @@ struct ChangeSetApplier {
         var table: String = ""
         var columns: [String] = []
         var rows = 1
+        /// The columns written as `zeroblob(?)`, then filled incrementally.
+        var incremental: Set<String> = []
+    }
+
+    /// For each table (by name) with a rowid, the name that selects it; read when first needed.
+    private var rowidNames: [String: String?] = [:]
+
+    /// The large BLOB values among `values` that are written through ``IncrementalBlob`` (rowid
+    /// tables only): their columns are written as `zeroblob(length)` first, so SQLite never holds
+    /// a copy of the value while it builds the row.
+    private mutating func incrementalValues(_ values: [(column: String, value: DatabaseValue)], table: SyncedTable) throws -> [String: Data] {
+        var large: [String: Data] = [:]
+        for (column, value) in values {
+            if case .blob(let data) = value.storage, data.count >= IncrementalBlob.threshold {
+                large[column] = data
+            }
+        }
+        guard !large.isEmpty else { return [:] }
+        if rowidNames[table.name] == nil {
+            rowidNames[table.name] = .some(try IncrementalBlob.rowidName(of: table.name, columns: table.columns + [table.keyColumn], in: db))
+        }
+        return rowidNames[table.name].flatMap { $0 } == nil ? [:] : large
+    }
+
+    /// Fills the columns written as `zeroblob(length)` in row `key` with their values.
+    private mutating func fillIncrementally(_ large: [String: Data], key: DatabaseValue, table: SyncedTable) throws {
+        guard !large.isEmpty, let rowidName = rowidNames[table.name].flatMap({ $0 }) else { return }
+        let rowid = try Int64.fetchOne(
+            db, sql: "SELECT \(rowidName) FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?", arguments: [key]
+        )
+        guard let rowid else { return }
+        for (column, data) in large {
+            try IncrementalBlob.write(data, to: table.name, column, rowid: rowid, in: db)
+        }
+    }
+
+    /// The SQL placeholder of `column`: `zeroblob(?)` (bound to the length) for an incremental one.
+    private static func placeholder(_ column: String, _ incremental: [String: Data]) -> String {
+        incremental[column] == nil ? "?" : "zeroblob(?)"
+    }
+
+    /// The value bound for `column`: the length of an incremental one.
+    private static func bound(_ column: String, _ value: DatabaseValue, _ incremental: [String: Data]) -> DatabaseValue {
+        incremental[column].map { $0.count.databaseValue } ?? value
     }
 
     /// The prepared statement for `key`, built from `sql` the first time.
@@ -242,13 +286,14 @@ struct ChangeSetApplier {
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
         let names = [table.keyColumn] + change.columns.map { $0.name }
-        let values: [DatabaseValue] = [change.key] + change.columns.map { $0.value }
+        let incremental = try incrementalValues(change.columns.map { ($0.name, $0.value) }, table: table)
+        let values: [DatabaseValue] = [change.key] + change.columns.map { Self.bound($0.name, $0.value, incremental) }
         let written = try execute(
-            StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name }),
+            StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name }, incremental: Set(incremental.keys)),
             {
                 """
                 INSERT INTO \(table.name.sqlIdentifier) (\(names.map { $0.sqlIdentifier }.joined(separator: ", ")))
-                VALUES (\(Array(repeating: "?", count: names.count).joined(separator: ", ")))
+                VALUES (\(names.map { Self.placeholder($0, incremental) }.joined(separator: ", ")))
                 ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
                 """
             },
@@ -259,6 +304,7 @@ struct ChangeSetApplier {
             return true
         }
         guard db.changesCount == 1 else { return false }
+        try fillIncrementally(incremental, key: change.key, table: table)
         try dropTombstone(table: table, key: change.key)
         // No cell clocks for a new row: any other write of it happens after its creating set was
         // seen, so with a newer clock (the receive rule), and must win against every value here.
@@ -320,13 +366,14 @@ struct ChangeSetApplier {
             }
         }
         if !assignments.isEmpty {
-            let values: [DatabaseValue] = assignments.map { $0.value } + [change.key]
+            let incremental = try incrementalValues(assignments, table: table)
+            let values: [DatabaseValue] = assignments.map { Self.bound($0.column, $0.value, incremental) } + [change.key]
             let written = try execute(
-                StatementKey(purpose: .update, table: table.name, columns: assignments.map { $0.column }),
+                StatementKey(purpose: .update, table: table.name, columns: assignments.map { $0.column }, incremental: Set(incremental.keys)),
                 {
                     """
                     UPDATE \(table.name.sqlIdentifier)
-                    SET \(assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", "))
+                    SET \(assignments.map { "\($0.column.sqlIdentifier) = \(Self.placeholder($0.column, incremental))" }.joined(separator: ", "))
                     WHERE \(table.keyColumn.sqlIdentifier) = ?
                     """
                 },
@@ -338,6 +385,7 @@ struct ChangeSetApplier {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
             }
+            try fillIncrementally(incremental, key: change.key, table: table)
             report.updatedRows += 1
         }
         if !remoteClocks.isEmpty {

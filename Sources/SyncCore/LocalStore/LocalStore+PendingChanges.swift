@@ -23,7 +23,7 @@ extension LocalStore {
     }
 
     static func readPendingChanges(in db: Database, upTo lastSequence: Int64, _ body: (RowChange) throws -> Void) throws -> Int {
-        let folder = PendingChangeFolder(tables: try syncedTables(in: db), db: db)
+        let folder = try PendingChangeFolder(tables: try syncedTables(in: db), db: db)
         let cursor = try Row.fetchCursor(
             db,
             sql: """

@@ -5,9 +5,12 @@ import GRDB
 ///
 /// The log holds no values: an insert entry means "send the whole row", an update entry "send this
 /// column", a delete entry "send a deletion"; what is sent is the row as it is now, each column with
-/// the clock of its latest logged edit.
+/// the clock of its latest logged edit. BLOBs of 1 MiB or more in rowid tables are read through
+/// ``IncrementalBlob``, so each is in memory once.
 struct PendingChangeFolder {
     private let tables: [Int64: SyncedTable]
+    /// For each table with a rowid, the name that selects it.
+    private let rowidNames: [Int64: String]
     private let db: Database
 
     /// The log entries of the row being folded.
@@ -19,19 +22,42 @@ struct PendingChangeFolder {
         var updateClocks: [String: HLCTimestamp] = [:]
     }
 
-    init(tables: [SyncedTable], db: Database) {
+    init(tables: [SyncedTable], db: Database) throws {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
+        var rowidNames: [Int64: String] = [:]
+        for table in tables {
+            rowidNames[table.id] = try IncrementalBlob.rowidName(of: table.name, columns: table.columns + [table.keyColumn], in: db)
+        }
+        self.rowidNames = rowidNames
         self.db = db
     }
 
     /// The net change of a row, or `nil` when its table is no longer registered.
     func fold(_ entries: Entries) throws -> RowChange? {
         guard let table = tables[entries.tableID] else { return nil }
-        let columnList = table.columns.map(\.sqlIdentifier).joined(separator: ", ")
-        let selection = columnList.isEmpty ? "1" : columnList
+        let rowidName = rowidNames[table.id]
+        let hasRowid = rowidName != nil
+        // With a rowid, each column comes with its BLOB length, and a large BLOB is left out of
+        // the row (SQLite reads neither for typeof() and length()) to be read incrementally.
+        let selection = hasRowid
+            ? ([rowidName ?? "rowid"] + table.columns.flatMap { column in
+                let name = column.sqlIdentifier
+                return [
+                    "iif(typeof(\(name)) = 'blob' AND length(\(name)) >= \(IncrementalBlob.threshold), NULL, \(name))",
+                    "iif(typeof(\(name)) = 'blob', length(\(name)), NULL)",
+                ]
+            }).joined(separator: ", ")
+            : (table.columns.isEmpty ? "1" : table.columns.map(\.sqlIdentifier).joined(separator: ", "))
         let statement = try db.cachedStatement(
             sql: "SELECT \(selection) FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
         )
+        func value(_ row: Row, _ index: Int) throws -> DatabaseValue {
+            guard hasRowid else { return row[index] }
+            let value: DatabaseValue = row[1 + 2 * index]
+            guard value.isNull, let length = row[2 + 2 * index] as Int?, length >= IncrementalBlob.threshold else { return value }
+            let data = try IncrementalBlob.read(table.name, table.columns[index], rowid: row[0], length: length, in: db)
+            return data.databaseValue
+        }
         guard let row = try Row.fetchOne(statement, arguments: [entries.key]) else {
             let clock = [entries.deleteClock, entries.insertClock].compactMap { $0 }.max()
                 ?? entries.updateClocks.values.max() ?? .zero
@@ -42,7 +68,7 @@ struct PendingChangeFolder {
         for (index, name) in table.columns.enumerated() {
             let updated = entries.updateClocks[name]
             guard let clock = [wholeRowClock, updated].compactMap({ $0 }).max() else { continue }
-            columns.append(.init(name: name, value: row[index], clock: clock))
+            columns.append(.init(name: name, value: try value(row, index), clock: clock))
         }
         let kind: RowChange.Kind = wholeRowClock == nil ? .update : .insert
         if kind == .update && columns.isEmpty { return nil }
