@@ -11,4 +11,8 @@ target=${1:?usage: benchmark.sh BENCHMARK-TARGET [arguments…]}
 shift
 
 Scripts/install-dependencies.sh
+if [ "$target" = SyncBenchmark ]; then
+    # SyncBenchmark ends by running SyncCoreBenchmark (the apply and capture rows) from the same build.
+    swift build -c release --product SyncCoreBenchmark
+fi
 exec Scripts/test-servers.sh run swift run -c release "$target" "$@"

@@ -44,10 +44,22 @@ extension LocalStore {
         try apply(at: url, resolver: resolver, then: .rollback)
     }
 
-    /// Verifies the set, then applies it in one immediate transaction with foreign keys off, which
-    /// ends with `completion` (commit, or rollback for a preview).
-    private func apply(at url: URL, resolver: ConflictResolver, then completion: Database.TransactionCompletion) throws -> ApplyReport {
-        let (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: url)
+    /// Applies a set the caller has just verified with ``ChangeSetReader/verifiedContents(ofFileAt:)``
+    /// (a sync verifies each set as it is downloaded), sparing a second verification pass; the
+    /// apply pass still checks the trailer against `verified` and rolls back on any difference.
+    func applyChangeSet(
+        at url: URL, verified: (summary: ChangeSetSummary, kinds: Set<RowChange.Kind>), resolver: ConflictResolver
+    ) throws -> ApplyReport {
+        try apply(at: url, resolver: resolver, then: .commit, verified: verified)
+    }
+
+    /// Verifies the set (unless `verified`), then applies it in one immediate transaction with
+    /// foreign keys off, which ends with `completion` (commit, or rollback for a preview).
+    private func apply(
+        at url: URL, resolver: ConflictResolver, then completion: Database.TransactionCompletion,
+        verified: (summary: ChangeSetSummary, kinds: Set<RowChange.Kind>)? = nil
+    ) throws -> ApplyReport {
+        let (summary, kinds) = try verified ?? ChangeSetReader.verifiedContents(ofFileAt: url)
         return try withForeignKeysOff { db in
             var report: ApplyReport?
             try db.inTransaction(.immediate) {

@@ -150,7 +150,7 @@ struct Synchronizer: Sendable {
                         startNext()
                     }
                     switch fetched.removeValue(forKey: index) {
-                    case .ready(let file)? where !heldBack.contains(set.client):
+                    case .ready(let file, let summary, let kinds)? where !heldBack.contains(set.client):
                         defer { file.remove() }
                         bytesDone += set.size
                         progress(
@@ -159,7 +159,7 @@ struct Synchronizer: Sendable {
                             )
                         )
                         do {
-                            let applied = try local { try localStore.applyChangeSet(at: file.url, resolver: resolver) }
+                            let applied = try local { try localStore.applyChangeSet(at: file.url, verified: (summary, kinds), resolver: resolver) }
                             record(applied, from: set.client, into: &report)
                         } catch let error as SyncError {
                             guard let (table, column) = Self.newerSchema(in: error) else { throw error }
@@ -171,7 +171,7 @@ struct Synchronizer: Sendable {
                             ])
                             heldBack.insert(set.client)
                         }
-                    case .ready(let file)?:
+                    case .ready(let file, _, _)?:
                         file.remove()
                     case .unreadable(let reason)? where !heldBack.contains(set.client):
                         report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: reason))
@@ -185,11 +185,11 @@ struct Synchronizer: Sendable {
                 }
             } catch {
                 group.cancelAll()
-                for case .ready(let file) in fetched.values {
+                for case .ready(let file, _, _) in fetched.values {
                     file.remove()
                 }
                 while !group.isEmpty {
-                    if case .ready(let file)? = try? await group.next()?.1 {
+                    if case .ready(let file, _, _)? = try? await group.next()?.1 {
                         file.remove()
                     }
                 }
@@ -237,7 +237,8 @@ struct Synchronizer: Sendable {
 
     /// A downloaded set, or why it cannot be used.
     private enum Fetched: Sendable {
-        case ready(LocalScratchFile)
+        /// The set, verified (its summary and the kinds of change it holds).
+        case ready(LocalScratchFile, ChangeSetSummary, Set<RowChange.Kind>)
         case unreadable(String)
     }
 
@@ -245,8 +246,8 @@ struct Synchronizer: Sendable {
     private func fetch(_ set: RemoteSet) async throws -> Fetched {
         let scratch = try LocalScratchFile()
         do {
-            try await download(set, to: scratch.url)
-            return .ready(scratch)
+            let (summary, kinds) = try await download(set, to: scratch.url)
+            return .ready(scratch, summary, kinds)
         } catch let problem as UnreadableSet {
             scratch.remove()
             return .unreadable(problem.reason)
@@ -279,7 +280,8 @@ struct Synchronizer: Sendable {
     }
 
     /// Downloads a set through the codec and checks that it is a complete set named as listed.
-    private func download(_ set: RemoteSet, to file: URL) async throws {
+    /// - Returns: what verifying it found, so the apply needs no second verification pass.
+    private func download(_ set: RemoteSet, to file: URL) async throws -> (ChangeSetSummary, Set<RowChange.Kind>) {
         do {
             try await remote.download(layout.changeSet(set.name, of: set.client), to: file, immutable: true)
         } catch let error as SyncError where error.code == .corruptRemoteData {
@@ -293,14 +295,16 @@ struct Synchronizer: Sendable {
             throw UnreadableSet(reason: damaged.description)
         }
         let summary: ChangeSetSummary
+        let kinds: Set<RowChange.Kind>
         do {
-            summary = try ChangeSetReader.verify(fileAt: file)
+            (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: file)
         } catch {
             throw UnreadableSet(reason: "it is not a valid change set: \(error)")
         }
         guard summary.header.setID == set.name.id else {
             throw UnreadableSet(reason: "its content names the set '\(summary.header.setID)', not '\(set.name.id)'")
         }
+        return (summary, kinds)
     }
 
     private struct UnreadableSet: Error {
