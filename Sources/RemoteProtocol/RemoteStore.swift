@@ -123,7 +123,8 @@ public protocol RemoteStore: Sendable {
     /// ## Behavior
     /// - Everything ``download(_:to:)`` promises for a file that is not replaced: the same bytes,
     ///   ``RemoteStoreError/Code/notFound`` for a missing path, no partial local file on failure,
-    ///   and a transfer cut short is an error, never a shorter file.
+    ///   and a transfer cut short is an error, never a shorter file
+    ///   (`immutableDownloadRoundTripsAndFailsCleanly`).
     /// - For a directory the outcome is unspecified (an error, or a file with whatever the server
     ///   answers); callers name files they listed.
     /// - The default implementation calls ``download(_:to:)``.

@@ -71,6 +71,10 @@ extension RemoteStoreConformance {
         /// A cancelled download either completes or throws `CancellationError` and leaves no
         /// local file (an existing one unchanged or removed).
         case cancelledDownloadLeavesNoLocalFile
+        /// `downloadImmutableFile` delivers exactly the bytes at 0, 1, 65,536 and 65,537 bytes
+        /// and over an existing local file, throws `notFound` for a missing file, and leaves no
+        /// local file after a failure.
+        case immutableDownloadRoundTripsAndFailsCleanly
 
         // MARK: copy
 

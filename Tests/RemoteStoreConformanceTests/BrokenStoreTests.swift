@@ -48,6 +48,9 @@ struct BrokenStoreCase: Sendable, CustomTestStringConvertible {
         .init(name: "download appends to the local file", caughtBy: [.downloadReplacesExistingLocalFile]) {
             BrokenStores.DownloadAppendsToLocalFile()
         },
+        .init(name: "downloadImmutableFile drops the last byte", caughtBy: [.immutableDownloadRoundTripsAndFailsCleanly]) {
+            BrokenStores.ImmutableDownloadDropsLastByte()
+        },
         .init(name: "list omits directories", caughtBy: [.listReturnsFilesAndDirectoriesWithKinds]) { BrokenStores.ListOmitsDirectories() },
         .init(name: "list returns '.'", caughtBy: [.listNeverReturnsDotEntriesOrTemporaryFiles]) { BrokenStores.ListReturnsDotEntry() },
         .init(name: "list is recursive", caughtBy: [.listIsNotRecursive]) { BrokenStores.ListIsRecursive() },

@@ -147,6 +147,16 @@ enum BrokenStores {
         }
     }
 
+    /// `downloadImmutableFile` skips the check that the whole body arrived and drops the last byte.
+    struct ImmutableDownloadDropsLastByte: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
+            try await base.download(path, to: localFile)
+            let content = try Data(contentsOf: localFile)
+            try content.dropLast().write(to: localFile)
+        }
+    }
+
     /// `download` appends to an existing local file instead of replacing it.
     struct DownloadAppendsToLocalFile: ForwardingStore {
         let base = InMemoryRemoteStore()

@@ -15,6 +15,9 @@ extension ForwardingStore {
     func createDirectory(at path: RemotePath) async throws { try await base.createDirectory(at: path) }
     func upload(contentsOf localFile: URL, to path: RemotePath) async throws { try await base.upload(contentsOf: localFile, to: path) }
     func download(_ path: RemotePath, to localFile: URL) async throws { try await base.download(path, to: localFile) }
+    func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
+        try await base.downloadImmutableFile(path, to: localFile)
+    }
     func copy(_ source: RemotePath, to destination: RemotePath) async throws { try await base.copy(source, to: destination) }
     func list(_ directory: RemotePath) async throws -> [RemoteItem] { try await base.list(directory) }
     func delete(_ path: RemotePath) async throws { try await base.delete(path) }

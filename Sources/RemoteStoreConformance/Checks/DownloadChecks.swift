@@ -33,6 +33,28 @@ extension ConformanceContext {
         }
     }
 
+    func immutableDownloadRoundTripsAndFailsCleanly() async throws {
+        for size in [0, 1, 65_536, 65_537] {
+            let file = path("immutable-\(size)")
+            let content = Self.randomData(size)
+            try await write(content, to: file)
+            try await withLocalFile { local in
+                try await writeLocal(Self.randomData(70_000), to: local)
+                try await perform("downloadImmutableFile of \(size) bytes", file) { try await store.downloadImmutableFile(file, to: local) }
+                try await expectLocalContent(local, content, after: "downloadImmutableFile of \(size) bytes over a longer local file", of: file)
+            }
+        }
+        let missing = path("missing-immutable")
+        try await withLocalFile { local in
+            try await expectError(.notFound, "downloadImmutableFile of a missing file", missing) {
+                try await store.downloadImmutableFile(missing, to: local)
+            }
+            if try await readLocal(local) != nil {
+                throw failure(missing, expected: "a failed downloadImmutableFile creates no local file", actual: "a local file was created")
+            }
+        }
+    }
+
     func downloadToMissingLocalDirectoryThrowsLocalFile() async throws {
         let file = path("file")
         try await write(Self.randomData(100), to: file)

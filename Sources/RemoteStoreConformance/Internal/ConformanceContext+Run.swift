@@ -29,6 +29,7 @@ extension ConformanceContext {
         case .downloadToMissingLocalDirectoryThrowsLocalFile: try await downloadToMissingLocalDirectoryThrowsLocalFile()
         case .failedDownloadLeavesNoPartialLocalFile: try await failedDownloadLeavesNoPartialLocalFile()
         case .cancelledDownloadLeavesNoLocalFile: try await cancelledDownloadLeavesNoLocalFile()
+        case .immutableDownloadRoundTripsAndFailsCleanly: try await immutableDownloadRoundTripsAndFailsCleanly()
         case .copyRoundTrip: try await copyRoundTrip()
         case .copyIsIndependentOfSource: try await copyIsIndependentOfSource()
         case .copyOverwritesDestination: try await copyOverwritesDestination()
