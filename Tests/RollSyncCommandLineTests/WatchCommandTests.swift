@@ -182,11 +182,8 @@ struct WatchCommandTests {
     /// The application deletes rows and inserts them again under the same keys (a "save" that
     /// rewrites rows) at high rate on both clients. A key deleted and created again by one client
     /// converges (an insert newer than the tombstone re-creates the row). Two clients re-creating
-    /// the SAME key concurrently can still end swapped: inserted rows carry no per-cell clocks (an
-    /// insert was assumed to be a key's only creation), so each client's older insert overwrites
-    /// the other's pushed one. Recorded as a known issue (intermittent: it needs both re-creations
-    /// in flight at once) until inserts record cell clocks; `watch` itself keeps running and
-    /// reports every sync.
+    /// the SAME key concurrently converge on the newer creation: each created row records its
+    /// insert clock, pushed or applied.
     @Test("two watching clients under high-rate deletes and re-inserts of the same keys by sqlite3")
     func highRateDeletesAndReinsertsOfTheSameKeys() async throws {
         let run = try await HighRateRun()
@@ -199,11 +196,9 @@ struct WatchCommandTests {
             }
             return lines
         }
-        await withKnownIssue("two clients re-creating the same key at once can end swapped: inserts carry no cell clocks", isIntermittent: true) {
-            let rows = try await run.waitUntilConverged(timeout: .seconds(20))
-            let expected = ["first", "second"].flatMap { name in (0..<6).map { "\(name)-\($0)=\(name) round 200" } }.sorted()
-            #expect(rows.filter { !$0.hasPrefix("shared") } == expected)
-        }
+        let rows = try await run.waitUntilConverged(timeout: .seconds(20))
+        let expected = ["first", "second"].flatMap { name in (0..<6).map { "\(name)-\($0)=\(name) round 200" } }.sorted()
+        #expect(rows.filter { !$0.hasPrefix("shared") } == expected)
         try await run.stop()
     }
 

@@ -82,4 +82,51 @@ struct AutomaticSyncTests {
         #expect(await events.next() == nil)
         #expect(clock.sleeperCount == 0)
     }
+
+    @Test("a set announced before its upload keeps a sync due at growing intervals until it arrives")
+    func announcedSetNotThereYet() async throws {
+        let remote = try TestRemote(.memory)
+        let faults = try remote.faults
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let clock = TestClock()
+        let configuration = AutomaticSyncConfiguration(
+            delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), maximumBackoff: .seconds(200)
+        )
+        let automatic = AutomaticSync(manager: anna.manager, configuration: configuration, clock: clock)
+        var events = automatic.events.makeAsyncIterator()
+        await automatic.start()
+        _ = try await next(&events) { report($0, .start) != nil }
+
+        // Ben's marker announces a set whose upload then fails: the set is not there.
+        try ben.execute("INSERT INTO tag VALUES ('t1', 'from ben')")
+        await faults.failCall(2, of: .upload)
+        await #expect(throws: SyncError.self) { try await ben.sync() }
+
+        func poll() async throws -> AutomaticSyncEvent {
+            let due = clock.now.advanced(by: .seconds(60))
+            await clock.waitForSleeper(until: due)
+            clock.advance(by: .seconds(60))
+            return try await next(&events) {
+                if case .upToDate = $0 { return true }
+                return report($0, .poll) != nil
+            }
+        }
+        // The announcement is news: a sync (nothing to apply); the next poll retries; then the
+        // retries space out (every 2nd poll, then every 4th).
+        var synced: [Bool] = []
+        for _ in 0..<6 {
+            let event = try await poll()
+            synced.append(report(event, .poll) != nil)
+            #expect(report(event, .poll)?.appliedSets ?? 0 == 0)
+        }
+        #expect(synced == [true, true, false, true, false, false])
+
+        // Ben's next sync publishes the set: the next poll applies it.
+        try await ben.sync()
+        let applied = try await poll()
+        #expect(report(applied, .poll)?.appliedSets == 1)
+        #expect(try anna.count("tag") == 1)
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(60)))
+        await automatic.stop()
+    }
 }

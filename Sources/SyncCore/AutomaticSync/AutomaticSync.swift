@@ -17,9 +17,10 @@ import GRDB
 ///   made meanwhile join the same sync) and syncs if changes are pending. Writes through other
 ///   connections or processes are picked up by the periodic check.
 /// - **Periodic check**, every ``AutomaticSyncConfiguration/pollInterval``: one listing of
-///   `RecentSyncs/` (a client that pushes always writes a new last-sync marker) and a local
-///   look at the change log; a sync runs only if another client synced since the last check or
-///   local changes are pending. After a failure, the wait doubles up to
+///   `RecentSyncs/` (a client that pushes always writes a new last-sync marker, which in format 2
+///   names the set) and a local look at the change log; a sync runs only if another client
+///   published a set not applied here (format 1: synced since the last check) or local changes
+///   are pending. After a failure, the wait doubles up to
 ///   ``AutomaticSyncConfiguration/maximumBackoff``; a success resets it.
 /// - Syncs go through ``DocumentSyncManager/synchronize()``, so they coalesce with the
 ///   application's own calls.
@@ -36,7 +37,7 @@ public actor AutomaticSync {
     private let eventSink: AsyncStream<AutomaticSyncEvent>.Continuation
     private var tasks: [Task<Void, Never>] = []
     private var observation: AnyDatabaseCancellable?
-    private var knownRemoteSyncs: Set<String>?
+    private var knownPublications: RemotePublications?
     private var stopped = false
 
     /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``.
@@ -99,20 +100,32 @@ public actor AutomaticSync {
         }
     }
 
+    /// Polls the remote every ``AutomaticSyncConfiguration/pollInterval`` and syncs when another
+    /// client published something new or local changes are pending. A set announced but not there
+    /// yet (announcements precede uploads) keeps a sync due: the next poll syncs again, then the
+    /// 2nd, 4th … up to every 64th poll while that announcement stays unchanged and unapplied (a
+    /// client that crashed mid-push would otherwise cost a sync per poll until it comes back).
     private func poll() async {
         var delay = Duration.zero
         var trigger = AutomaticSyncEvent.Trigger.start
+        var pollsSinceRetry = 0
+        var retryEvery = 1
         while !Task.isCancelled {
             do {
                 try await clock.sleep(for: delay)
-                let remoteSyncs = try await manager.otherClientsPublications()
+                let publications = try await manager.otherClientsPublications()
                 let pending = try manager.localStore.hasPendingChanges()
-                if trigger == .start || remoteSyncs != knownRemoteSyncs || pending {
+                let news = publications.isNews(comparedTo: knownPublications)
+                pollsSinceRetry += 1
+                let retryDue = publications.announcesSets && !publications.names.isEmpty && pollsSinceRetry >= retryEvery
+                if trigger == .start || news || pending || retryDue {
                     try await sync(trigger)
+                    retryEvery = news ? 1 : min(retryEvery * 2, Self.maximumPollsBetweenRetries)
+                    pollsSinceRetry = 0
                 } else {
                     eventSink.yield(.upToDate)
                 }
-                knownRemoteSyncs = remoteSyncs
+                knownPublications = publications
                 trigger = .poll
                 delay = configuration.pollInterval
             } catch is CancellationError {
@@ -124,6 +137,9 @@ public actor AutomaticSync {
             }
         }
     }
+
+    /// The longest wait, in polls, between syncs for an announced set that does not arrive.
+    private static let maximumPollsBetweenRetries = 64
 
     private func sync(_ trigger: AutomaticSyncEvent.Trigger) async throws {
         let report = try await manager.synchronize()

@@ -306,10 +306,23 @@ struct ChangeSetApplier {
         guard db.changesCount == 1 else { return false }
         try fillIncrementally(incremental, key: change.key, table: table)
         try dropTombstone(table: table, key: change.key)
-        // No cell clocks for a new row: any other write of it happens after its creating set was
-        // seen, so with a newer clock (the receive rule), and must win against every value here.
+        // The row's insert clock: another client that created the same key at once wins or loses
+        // against this row as a whole, the same way here as everywhere.
+        try recordCellClocks(table: table, key: change.key, clocks: [(LocalStoreSchema.rowClockColumn, change.clock)])
         report.insertedRows += 1
         return true
+    }
+
+    /// The clock of a cell's current write: its own record or its row's insert clock, the newer.
+    private static func storedClock(
+        of column: String, in stored: [String: (clock: HLCTimestamp, clientID: String)]
+    ) -> (clock: HLCTimestamp, clientID: String)? {
+        switch (stored[column], stored[LocalStoreSchema.rowClockColumn]) {
+        case (let cell?, let row?):
+            LastWriterWins.isNewer(row.clock, row.clientID, than: cell.clock, cell.clientID) ? row : cell
+        case (let cell, let row):
+            cell ?? row
+        }
     }
 
     /// Writes the winning columns of an update (or of an insert for an existing row).
@@ -357,7 +370,7 @@ struct ChangeSetApplier {
                     assignments.append((column.name, value))
                     republish.append(column.name)
                 }
-            } else if let stored = storedClocks[column.name],
+            } else if let stored = Self.storedClock(of: column.name, in: storedClocks),
                       !LastWriterWins.isNewer(column.clock, remoteClientID, than: stored.clock, stored.clientID) {
                 report.staleValuesIgnored += 1
             } else {

@@ -88,8 +88,8 @@ extension LocalStore {
     }
 
     /// Records that a set written by ``writePendingChangeSet(to:setID:)`` was uploaded: removes the
-    /// changes it contained from the log, remembers their clocks (per updated cell, and deleted
-    /// keys, except keys created again after their deletion, whose tombstones go) for
+    /// changes it contained from the log, remembers their clocks (per updated cell, per created
+    /// row, and deleted keys, except keys created again after their deletion, whose tombstones go) for
     /// last-writer-wins against late remote changes, and records the set id as applied
     /// (so a whole-store copy of this database is known to contain it). Changes made after the set
     /// was written stay pending. Calling it twice for the same set is harmless.
@@ -111,6 +111,12 @@ extension LocalStore {
                     DELETE FROM rollingsync_tombstones WHERE (table_id, row_key) IN (
                         SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? GROUP BY table_id, row_key
                         HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1));
+                    INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
+                    SELECT table_id, row_key, ?, max(CASE WHEN op = ? THEN clock END), ? FROM rollingsync_changes
+                    WHERE seq <= ? GROUP BY table_id, row_key
+                    HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1)
+                    ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+                    WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
                     DELETE FROM rollingsync_changes WHERE seq <= ?;
                     INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock)
                     VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
@@ -120,6 +126,8 @@ extension LocalStore {
                     pushed.lastSequence, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
+                    LocalStoreSchema.rowClockColumn, LocalStoreSchema.insertOperation, clientID, pushed.lastSequence,
+                    LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence,
                     pushed.summary.header.setID, clientID, pushed.summary.changeCount,
                     pushed.summary.maximumClock.databaseInteger,

@@ -15,7 +15,9 @@ import GRDB
 ///   `seq` order, with the wall-clock reading of each change (a Julian day number, see
 ///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLogClock``).
 /// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
-///   for last-writer-wins against late remote changes.
+///   for last-writer-wins against late remote changes; a record whose column is
+///   ``rowClockColumn`` (the empty name) holds the clock of the row's last pushed or applied
+///   insert, which wrote every column.
 /// - `rollingsync_applied_clocks`: cell clocks of applied remote updates, appended cheaply during
 ///   an apply and folded into `rollingsync_cell_clocks` only when a late set needs them (see
 ///   ``ChangeSetApplier``).
@@ -37,6 +39,11 @@ enum LocalStoreSchema {
     static let insertOperation = Int(RowChange.Kind.insert.rawValue)
     static let updateOperation = Int(RowChange.Kind.update.rawValue)
     static let deleteOperation = Int(RowChange.Kind.delete.rawValue)
+
+    /// The column name of a row's insert clock in `rollingsync_cell_clocks`: no column has it. Two
+    /// clients that create the same key at once then agree on the newer row, whichever arrives
+    /// last, as for any cell.
+    static let rowClockColumn = ""
 
     /// The SQL expression of the wall-clock reading a change-log row records: the current Julian day
     /// number (a REAL; without an argument SQLite parses no time string), read as is so that the

@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+import RemoteProtocol
+import SyncCore
+import Testing
+
+/// Two clients that create the same key at once, each pushing before it sees the other's set:
+/// every client must end with the same row (the newer creation), whichever set it applies last.
+@Suite("Concurrent creation of the same key")
+struct ConcurrentCreationTests {
+    @Test("both creators and a third client keep the same creation, the newer one, in every order of arrival", arguments: [false, true])
+    func concurrentCreationsConverge(recreated: Bool) async throws {
+        let remote = try TestRemote(.memory)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let carl = try TestClient("carl", remote: remote.store)
+        try await carl.sync()
+        if recreated {
+            // The key existed and was deleted everywhere: both re-create it.
+            try anna.execute("INSERT INTO tag VALUES ('shared', 'original')")
+            try await anna.sync()
+            try await ben.sync()
+            try ben.execute("DELETE FROM tag WHERE id = 'shared'")
+            try await ben.sync()
+            try await anna.sync()
+            try await carl.sync()
+        }
+        try anna.execute("INSERT INTO tag VALUES ('shared', 'from anna')")
+        try ben.execute("INSERT INTO tag VALUES ('shared', 'from ben')")
+        try await anna.sync()
+        // Ben pushes without seeing anna's set: it is hidden while he syncs, as if it had not
+        // arrived yet on the server.
+        let annaSets = try await remote.names(in: Paths.changeSets(of: "anna"))
+        let newest = try RemotePath("\(Paths.changeSets(of: "anna"))/\(try #require(annaSets.max()))")
+        let hidden = try await remote.store.read(newest)
+        try await remote.store.delete(newest)
+        try await ben.sync()
+        // Carl too applies ben's creation first, and anna's older one only later.
+        try await carl.sync()
+        try await remote.store.write(hidden, to: newest)
+
+        // The creation with the larger (clock, database id) wins; both may share a millisecond.
+        let annaSet = try #require(ChangeSetName(fileName: newest.name))
+        let benSet = try #require(try await remote.names(in: Paths.changeSets(of: "ben")).compactMap(ChangeSetName.init(fileName:)).max())
+        let winner = LastWriterWins.isNewer(benSet.clock, ben.localStore.clientID, than: annaSet.clock, anna.localStore.clientID)
+            ? "from ben" : "from anna"
+        try await anna.sync()
+        try await ben.sync()
+        try await carl.sync()
+        try await anna.sync()
+        for client in [anna, ben, carl] {
+            let rows = try client.dump()
+            #expect(try client.value("SELECT label FROM tag WHERE id = 'shared'") == winner.databaseValue, "\(client.name): \(rows)")
+        }
+        #expect(try anna.dump() == ben.dump())
+        #expect(try carl.dump() == ben.dump())
+    }
+}
