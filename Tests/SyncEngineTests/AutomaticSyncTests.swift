@@ -17,6 +17,22 @@ struct AutomaticSyncTests {
         throw TestFailure("the event stream ended")
     }
 
+    /// Anna and Ben on a fresh in-memory remote, synced once.
+    private static func pair() async throws -> (TestRemote, TestClient, TestClient) {
+        let remote = try TestRemote(.memory)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        return (remote, anna, ben)
+    }
+
+    /// Automatic sync of `client` on `clock`: 2 s after local changes, a poll every 60 s, back-off
+    /// up to 200 s.
+    private static func automatic(for client: TestClient, clock: TestClock) -> AutomaticSync {
+        let configuration = AutomaticSyncConfiguration(
+            delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), maximumBackoff: .seconds(200)
+        )
+        return AutomaticSync(manager: client.manager, configuration: configuration, clock: clock)
+    }
+
     private func report(_ event: AutomaticSyncEvent, _ trigger: AutomaticSyncEvent.Trigger) -> SyncReport? {
         if case .synced(let report, trigger) = event { return report }
         return nil
@@ -24,14 +40,10 @@ struct AutomaticSyncTests {
 
     @Test("syncs after local changes, polls for other clients' syncs, backs off on errors and stops cleanly")
     func automaticSync() async throws {
-        let remote = try TestRemote(.memory)
+        let (remote, anna, ben) = try await Self.pair()
         let faults = try remote.faults
-        let (anna, ben) = try await TestClient.syncedPair(on: remote)
         let clock = TestClock()
-        let configuration = AutomaticSyncConfiguration(
-            delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), maximumBackoff: .seconds(200)
-        )
-        let automatic = AutomaticSync(manager: anna.manager, configuration: configuration, clock: clock)
+        let automatic = Self.automatic(for: anna, clock: clock)
         var events = automatic.events.makeAsyncIterator()
         await automatic.start()
         _ = try await next(&events) { report($0, .start) != nil }
@@ -85,14 +97,10 @@ struct AutomaticSyncTests {
 
     @Test("a set announced before its upload keeps a sync due at growing intervals until it arrives")
     func announcedSetNotThereYet() async throws {
-        let remote = try TestRemote(.memory)
+        let (remote, anna, ben) = try await Self.pair()
         let faults = try remote.faults
-        let (anna, ben) = try await TestClient.syncedPair(on: remote)
         let clock = TestClock()
-        let configuration = AutomaticSyncConfiguration(
-            delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), maximumBackoff: .seconds(200)
-        )
-        let automatic = AutomaticSync(manager: anna.manager, configuration: configuration, clock: clock)
+        let automatic = Self.automatic(for: anna, clock: clock)
         var events = automatic.events.makeAsyncIterator()
         await automatic.start()
         _ = try await next(&events) { report($0, .start) != nil }
