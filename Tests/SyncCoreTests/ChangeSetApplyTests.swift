@@ -182,15 +182,24 @@ struct ChangeSetApplyTests {
         #expect(try b.items().isEmpty)
     }
 
-    @Test("an insert of an existing row merges like an update; an update of a missing row is ignored with a warning")
+    @Test("an insert of an existing row merges like an update, an older creation losing to the row's own; an update of a missing row is ignored with a warning")
     func upsertRules() throws {
         let b = try Self.makeClient()
         try b.pool.write { db in
             try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('k', 'old', 1)")
         }
         _ = try b.push()
+        // Another client created the same key earlier (Self.clock is in 2023): the row's own,
+        // newer creation stays.
+        let older = try b.store.applyChangeSet(at: try Self.handMadeSet([Self.insert("items", "k", ["name": "older".databaseValue])], in: b))
+        #expect(older.updatedRows == 0 && older.staleValuesIgnored == 1)
+        #expect(try b.items()["k"] == ["old".databaseValue, 1.databaseValue, .null, .null])
+
+        let later = HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + 3_600_000)
         let set = try Self.handMadeSet([
-            Self.insert("items", "k", ["name": "new".databaseValue]),
+            RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: later, columns: [
+                .init(name: "name", value: "new".databaseValue, clock: later),
+            ]),
             RowChange(kind: .update, table: "items", key: "missing".databaseValue, clock: Self.clock, columns: [
                 .init(name: "name", value: "x".databaseValue, clock: Self.clock),
             ]),
