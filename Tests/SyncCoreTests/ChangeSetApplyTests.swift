@@ -211,6 +211,37 @@ struct ChangeSetApplyTests {
         #expect(try b.items()["k"] == ["new".databaseValue, 1.databaseValue, .null, .null])
     }
 
+    @Test("a cell older than its change is decided by its own clock, in either order of arrival")
+    func cellOlderThanItsChange() throws {
+        let base = HLCTimestamp(rawValue: Self.clock.rawValue - 5)
+        let cell = Self.clock
+        let change = HLCTimestamp(rawValue: Self.clock.rawValue + 10)
+        func update(_ columns: [RowChange.Column], clock: HLCTimestamp) -> RowChange {
+            RowChange(kind: .update, table: "items", key: "k".databaseValue, clock: clock, columns: columns)
+        }
+        var results: [[DatabaseValue]] = []
+        for order in [[0, 1, 2], [0, 2, 1]] {
+            let client = try Self.makeClient()
+            let sets = [
+                try Self.handMadeSet([RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: base, columns: [
+                    .init(name: "name", value: "start".databaseValue, clock: base), .init(name: "quantity", value: 1.databaseValue, clock: base),
+                ])], clientID: "base", in: client),
+                // Two edits of name at the same clock: the larger client id, "zzz", wins.
+                try Self.handMadeSet([update([.init(name: "name", value: "from zzz".databaseValue, clock: cell)], clock: cell)], clientID: "zzz", in: client),
+                // aaa's change is newer (its quantity), but its name is the older edit.
+                try Self.handMadeSet([update([
+                    .init(name: "name", value: "from aaa".databaseValue, clock: cell), .init(name: "quantity", value: 2.databaseValue, clock: change),
+                ], clock: change)], clientID: "aaa", in: client),
+            ]
+            for index in order {
+                try client.store.applyChangeSet(at: sets[index])
+            }
+            results.append(try #require(try client.items()["k"]))
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0].prefix(2) == ["from zzz".databaseValue, 2.databaseValue])
+    }
+
     @Test("same-cell conflicts are detected; last writer wins by default and clients converge")
     func conflictsLastWriterWins() throws {
         let a = try Self.makeClient()

@@ -9,7 +9,7 @@ import Testing
 /// rounds of syncs until nothing moves: every database must be identical.
 ///
 /// The normal suite runs a few seeds; `ROLLSYNC_SIMULATION_SEEDS=<n>` runs seeds 1…n with longer
-/// histories instead.
+/// histories instead, and `ROLLSYNC_SIMULATION_SEED=<n>` together with it replays seed n alone.
 @Suite("Convergence simulation")
 struct ConvergenceSimulationTests {
     static let schema = """
@@ -19,6 +19,9 @@ struct ConvergenceSimulationTests {
     static let tables = ["item", "label"]
 
     static var seeds: [UInt64] {
+        if let text = ProcessInfo.processInfo.environment["ROLLSYNC_SIMULATION_SEED"], let seed = UInt64(text) {
+            return [seed]
+        }
         if let text = ProcessInfo.processInfo.environment["ROLLSYNC_SIMULATION_SEEDS"], let count = UInt64(text), count > 0 {
             return Array(1...count)
         }

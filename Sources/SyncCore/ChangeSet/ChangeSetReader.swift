@@ -23,6 +23,9 @@ public final class ChangeSetReader {
     /// The kinds of the changes read so far (decoded or skipped).
     private(set) var kindsRead: Set<RowChange.Kind> = []
     private var minimumClock = HLCTimestamp(rawValue: .max)
+    /// The oldest clock of any change or cell read so far: a column keeps the clock of its own
+    /// last edit, which can be older than its change's (the newest of the row's).
+    private(set) var oldestClock = HLCTimestamp(rawValue: .max)
     private var maximumClock = HLCTimestamp.zero
 
     /// The set's header, read when the reader was created.
@@ -66,12 +69,23 @@ public final class ChangeSetReader {
         try verifiedContents(ofFileAt: url).summary
     }
 
-    /// Like ``verify(fileAt:)``, also telling which kinds of change the set holds.
-    static func verifiedContents(ofFileAt url: URL) throws -> (summary: ChangeSetSummary, kinds: Set<RowChange.Kind>) {
+    /// What a verification pass found in a set.
+    struct VerifiedContents: Sendable {
+        var summary: ChangeSetSummary
+        /// The kinds of change the set holds.
+        var kinds: Set<RowChange.Kind>
+        /// The oldest clock of any change or cell in the set (`nil` for an empty set).
+        var oldestClock: HLCTimestamp?
+    }
+
+    /// Like ``verify(fileAt:)``, also telling which kinds of change the set holds and its oldest clock.
+    static func verifiedContents(ofFileAt url: URL) throws -> VerifiedContents {
         let reader = try ChangeSetReader(contentsOf: url)
         while try reader.next(building: { _ in false }) != nil {}
         guard let summary = reader.summary else { throw ChangeSetFormatError(.truncated) }
-        return (summary, reader.kindsRead)
+        return VerifiedContents(
+            summary: summary, kinds: reader.kindsRead, oldestClock: reader.changeCount == 0 ? nil : reader.oldestClock
+        )
     }
 
     private var offset: Int { consumedBeforeBuffer + position }
@@ -170,6 +184,7 @@ public final class ChangeSetReader {
             changeCount += 1
             kindsRead.insert(kind)
             minimumClock = min(minimumClock, clock)
+            oldestClock = min(oldestClock, clock)
             maximumClock = max(maximumClock, clock)
             return change.map { .change($0) } ?? .nothingBuilt
         case nil:
@@ -206,6 +221,7 @@ public final class ChangeSetReader {
             let columnIndex = try body.count(limit: table.columns.count - 1, "column index")
             let age = try body.varint()
             guard age <= clock.rawValue else { throw body.malformed("column clock before the epoch") }
+            oldestClock = min(oldestClock, HLCTimestamp(rawValue: clock.rawValue - age))
             if build {
                 let value = try body.value()
                 change?.columns.append(.init(name: table.columns[columnIndex], value: value, clock: HLCTimestamp(rawValue: clock.rawValue - age)))

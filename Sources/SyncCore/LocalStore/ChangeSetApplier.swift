@@ -138,8 +138,9 @@ struct ChangeSetApplier {
     /// Prepares an apply in the current transaction: the change log must be stamped already (so local
     /// clocks are final). Builds a temporary index of the unpushed local changes when there are any.
     ///
-    /// `isLate` is `false` when every change of the set is newer than every clock this database has
-    /// issued or seen: then no stored value can be newer than an incoming one and no row can have
+    /// `isLate` is `false` when every change and every cell of the set is newer than every clock
+    /// this database has issued or seen (a cell keeps its own edit's clock, which can be older than
+    /// its change's): then no stored value can be newer than an incoming one and no row can have
     /// been deleted after it, so the cell-clock and tombstone lookups are skipped. A late set gets
     /// them (the caller folds the appended clocks into the indexed ones first).
     init(
@@ -298,7 +299,7 @@ struct ChangeSetApplier {
                 """
             },
             values, writing: change.key, of: table, exists: false,
-            newValues: Dictionary(change.columns.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last })
+            newValues: { Dictionary(change.columns.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }) }
         )
         guard written else {
             return true
@@ -391,7 +392,7 @@ struct ChangeSetApplier {
                     """
                 },
                 values, writing: change.key, of: table, exists: true,
-                newValues: Dictionary(assignments.map { ($0.column, $0.value) }, uniquingKeysWith: { _, last in last })
+                newValues: { Dictionary(assignments.map { ($0.column, $0.value) }, uniquingKeysWith: { _, last in last }) }
             )
             guard written else { return }
             guard db.changesCount == 1 else {
@@ -421,7 +422,8 @@ struct ChangeSetApplier {
     }
 
     /// Runs the write of one row (`key`; `exists` when it is an update of a present row, whose
-    /// other columns keep their values) with `newValues` for the written columns.
+    /// other columns keep their values) with `newValues` for the written columns (built only when
+    /// a constraint fails).
     ///
     /// A collision on a unique constraint other than the key keeps the row with the smallest key
     /// among the colliding ones: if that is this row, the others are removed (their values saved,
@@ -431,7 +433,7 @@ struct ChangeSetApplier {
     /// - Returns: `false` when the write was not made (this row lost or was rejected).
     private mutating func execute(
         _ statementKey: StatementKey, _ sql: () -> String, _ values: [DatabaseValue], writing key: DatabaseValue, of table: SyncedTable,
-        exists: Bool, newValues: [String: DatabaseValue]
+        exists: Bool, newValues: () -> [String: DatabaseValue]
     ) throws -> Bool {
         var settledCollision = false
         while true {
@@ -442,7 +444,7 @@ struct ChangeSetApplier {
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 // A failed statement repeats its error when reset for the next use: prepare anew.
                 statements[statementKey] = nil
-                var row = newValues
+                var row = newValues()
                 if exists, let current = try currentRow(table: table, key: key) {
                     for (column, value) in current where row[column] == nil { row[column] = value }
                 }

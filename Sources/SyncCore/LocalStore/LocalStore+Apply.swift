@@ -47,9 +47,7 @@ extension LocalStore {
     /// Applies a set the caller has just verified with ``ChangeSetReader/verifiedContents(ofFileAt:)``
     /// (a sync verifies each set as it is downloaded), sparing a second verification pass; the
     /// apply pass still checks the trailer against `verified` and rolls back on any difference.
-    func applyChangeSet(
-        at url: URL, verified: (summary: ChangeSetSummary, kinds: Set<RowChange.Kind>), resolver: ConflictResolver
-    ) throws -> ApplyReport {
+    func applyChangeSet(at url: URL, verified: ChangeSetReader.VerifiedContents, resolver: ConflictResolver) throws -> ApplyReport {
         try apply(at: url, resolver: resolver, then: .commit, verified: verified)
     }
 
@@ -57,13 +55,14 @@ extension LocalStore {
     /// foreign keys off, which ends with `completion` (commit, or rollback for a preview).
     private func apply(
         at url: URL, resolver: ConflictResolver, then completion: Database.TransactionCompletion,
-        verified: (summary: ChangeSetSummary, kinds: Set<RowChange.Kind>)? = nil
+        verified: ChangeSetReader.VerifiedContents? = nil
     ) throws -> ApplyReport {
-        let (summary, kinds) = try verified ?? ChangeSetReader.verifiedContents(ofFileAt: url)
+        let contents = try verified ?? ChangeSetReader.verifiedContents(ofFileAt: url)
+        let summary = contents.summary
         return try withForeignKeysOff { db in
             var report: ApplyReport?
             try db.inTransaction(.immediate) {
-                report = try apply(summary: summary, kinds: kinds, from: url, resolver: resolver, in: db)
+                report = try apply(contents, from: url, resolver: resolver, in: db)
                 return completion
             }
             return report ?? ApplyReport(setID: summary.header.setID, clientID: summary.header.clientID, wasAlreadyApplied: true)
@@ -76,8 +75,11 @@ extension LocalStore {
         try previewChangeSet(at: url).conflicts.map(\.conflict)
     }
 
-    /// Applies a verified set; `kinds` (from the verification pass) spares the passes of absent kinds.
-    private func apply(summary: ChangeSetSummary, kinds: Set<RowChange.Kind>, from url: URL, resolver: ConflictResolver, in db: Database) throws -> ApplyReport {
+    /// Applies a verified set; its kinds (from the verification pass) spare the passes of absent
+    /// kinds, and its oldest clock tells whether it is late.
+    private func apply(_ contents: ChangeSetReader.VerifiedContents, from url: URL, resolver: ConflictResolver, in db: Database) throws -> ApplyReport {
+        let summary = contents.summary
+        let kinds = contents.kinds
         let header = summary.header
         let alreadyApplied = try Bool.fetchOne(
             db,
@@ -89,7 +91,9 @@ extension LocalStore {
         }
         try ChangeLogClock.stamp(in: db)
         let known = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
-        let isLate = summary.minimumClock.databaseInteger <= known
+        // Late when any change or cell is not newer than every clock known here: a column keeps its
+        // own edit's clock, older than its change's, so the change clocks alone do not tell.
+        let isLate = (contents.oldestClock ?? summary.minimumClock).databaseInteger <= known
         if isLate {
             try LocalStoreSchema.compactAppliedClocks(in: db)
         }

@@ -150,7 +150,7 @@ struct Synchronizer: Sendable {
                         startNext()
                     }
                     switch fetched.removeValue(forKey: index) {
-                    case .ready(let file, let summary, let kinds)? where !heldBack.contains(set.client):
+                    case .ready(let file, let contents)? where !heldBack.contains(set.client):
                         defer { file.remove() }
                         bytesDone += set.size
                         progress(
@@ -159,7 +159,7 @@ struct Synchronizer: Sendable {
                             )
                         )
                         do {
-                            let applied = try local { try localStore.applyChangeSet(at: file.url, verified: (summary, kinds), resolver: resolver) }
+                            let applied = try local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
                             record(applied, from: set.client, into: &report)
                         } catch let error as SyncError {
                             guard let (table, column) = Self.newerSchema(in: error) else { throw error }
@@ -171,7 +171,7 @@ struct Synchronizer: Sendable {
                             ])
                             heldBack.insert(set.client)
                         }
-                    case .ready(let file, _, _)?:
+                    case .ready(let file, _)?:
                         file.remove()
                     case .unreadable(let reason)? where !heldBack.contains(set.client):
                         report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: reason))
@@ -185,11 +185,11 @@ struct Synchronizer: Sendable {
                 }
             } catch {
                 group.cancelAll()
-                for case .ready(let file, _, _) in fetched.values {
+                for case .ready(let file, _) in fetched.values {
                     file.remove()
                 }
                 while !group.isEmpty {
-                    if case .ready(let file, _, _)? = try? await group.next()?.1 {
+                    if case .ready(let file, _)? = try? await group.next()?.1 {
                         file.remove()
                     }
                 }
@@ -237,8 +237,8 @@ struct Synchronizer: Sendable {
 
     /// A downloaded set, or why it cannot be used.
     private enum Fetched: Sendable {
-        /// The set, verified (its summary and the kinds of change it holds).
-        case ready(LocalScratchFile, ChangeSetSummary, Set<RowChange.Kind>)
+        /// The set, with what verifying it found.
+        case ready(LocalScratchFile, ChangeSetReader.VerifiedContents)
         case unreadable(String)
     }
 
@@ -246,8 +246,7 @@ struct Synchronizer: Sendable {
     private func fetch(_ set: RemoteSet) async throws -> Fetched {
         let scratch = try LocalScratchFile()
         do {
-            let (summary, kinds) = try await download(set, to: scratch.url)
-            return .ready(scratch, summary, kinds)
+            return .ready(scratch, try await download(set, to: scratch.url))
         } catch let problem as UnreadableSet {
             scratch.remove()
             return .unreadable(problem.reason)
@@ -281,7 +280,7 @@ struct Synchronizer: Sendable {
 
     /// Downloads a set through the codec and checks that it is a complete set named as listed.
     /// - Returns: what verifying it found, so the apply needs no second verification pass.
-    private func download(_ set: RemoteSet, to file: URL) async throws -> (ChangeSetSummary, Set<RowChange.Kind>) {
+    private func download(_ set: RemoteSet, to file: URL) async throws -> ChangeSetReader.VerifiedContents {
         do {
             try await remote.download(layout.changeSet(set.name, of: set.client), to: file, immutable: true)
         } catch let error as SyncError where error.code == .corruptRemoteData {
@@ -294,17 +293,16 @@ struct Synchronizer: Sendable {
         } catch let damaged as ChangeSetCompression.Failure {
             throw UnreadableSet(reason: damaged.description)
         }
-        let summary: ChangeSetSummary
-        let kinds: Set<RowChange.Kind>
+        let contents: ChangeSetReader.VerifiedContents
         do {
-            (summary, kinds) = try ChangeSetReader.verifiedContents(ofFileAt: file)
+            contents = try ChangeSetReader.verifiedContents(ofFileAt: file)
         } catch {
             throw UnreadableSet(reason: "it is not a valid change set: \(error)")
         }
-        guard summary.header.setID == set.name.id else {
-            throw UnreadableSet(reason: "its content names the set '\(summary.header.setID)', not '\(set.name.id)'")
+        guard contents.summary.header.setID == set.name.id else {
+            throw UnreadableSet(reason: "its content names the set '\(contents.summary.header.setID)', not '\(set.name.id)'")
         }
-        return (summary, kinds)
+        return contents
     }
 
     private struct UnreadableSet: Error {
