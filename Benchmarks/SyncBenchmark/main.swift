@@ -86,7 +86,7 @@ print("")
 let siblingBenchmark = URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().appendingPathComponent("SyncCoreBenchmark")
 if FileManager.default.isExecutableFile(atPath: siblingBenchmark.path) {
     print("5–6. Apply and capture costs (SyncCoreBenchmark):")
-    fflush(stdout)  // before the child writes to the same output
+    fflush(nil)  // before the child writes to the same output
     let process = Process()
     process.executableURL = siblingBenchmark
     try process.run()
