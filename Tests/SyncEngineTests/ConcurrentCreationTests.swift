@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import RemoteProtocol
 import SyncCore
+import TestSupport
 import Testing
 
 /// Two clients that create the same key at once, each pushing before it sees the other's set:
@@ -53,5 +54,53 @@ struct ConcurrentCreationTests {
         }
         #expect(try anna.dump() == ben.dump())
         #expect(try carl.dump() == ben.dump())
+    }
+
+    /// Moves a client's clock `minutes` ahead, by applying a set with a future clock (a deletion of
+    /// a tag that does not exist), so its next stamped change is later without waiting.
+    private static func advanceClock(of client: TestClient, minutes: UInt64) throws {
+        let future = HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + minutes * 60_000)
+        let url = client.directory.url.appendingPathComponent("future-\(UUID().uuidString).syncchg")
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: UUID().uuidString, clientID: "clock"))
+        try writer.write(RowChange(kind: .delete, table: "tag", key: "no such tag".databaseValue, clock: future))
+        try writer.finish()
+        try client.localStore.applyChangeSet(at: url)
+    }
+
+    /// A creator that edits a column of its new row before pushing sends cells of two ages: every
+    /// client must weigh each cell by its own clock, as the creator does. The clocks are placed
+    /// so that the other creation falls between the two: anna creates (stamped now), ben creates a
+    /// minute later, anna edits the title an hour later, then both push.
+    @Test("a creation whose cells have different clocks competes cell by cell on every client")
+    func creationWithAnEditedCell() async throws {
+        let remote = try TestRemote(.memory)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let carl = try TestClient("carl", remote: remote.store)
+        try await carl.sync()
+        try anna.execute("INSERT INTO note VALUES ('n', NULL, 'anna title', 'anna body', 0)")
+        try anna.localStore.readPendingChanges { _ in }  // stamps the creation's clock now
+        try Self.advanceClock(of: ben, minutes: 1)
+        try ben.execute("INSERT INTO note VALUES ('n', NULL, 'ben title', 'ben body', 0)")
+        try ben.localStore.readPendingChanges { _ in }
+        try Self.advanceClock(of: anna, minutes: 60)
+        try anna.execute("UPDATE note SET title = 'anna title, edited' WHERE id = 'n'")
+        try await anna.sync()
+        // Carl applies anna's creation first; ben pushes his without seeing anna's set.
+        try await carl.sync()
+        let annaSets = try await remote.names(in: Paths.changeSets(of: "anna"))
+        let newest = try RemotePath("\(Paths.changeSets(of: "anna"))/\(try #require(annaSets.max()))")
+        let hidden = try await remote.store.read(newest)
+        try await remote.store.delete(newest)
+        try await ben.sync()
+        try await remote.store.write(hidden, to: newest)
+        try await carl.sync()
+        try await anna.sync()
+        try await ben.sync()
+        try await carl.sync()
+        // Anna's later title wins; ben's later creation gives the body.
+        for client in [anna, ben, carl] {
+            let row = try client.dump(tables: ["note"])
+            #expect(row == [#"note [id:"n" folder_id:NULL title:"anna title, edited" body:"ben body" rank:0]"#], "\(client.name)")
+        }
     }
 }

@@ -307,9 +307,15 @@ struct ChangeSetApplier {
         guard db.changesCount == 1 else { return false }
         try fillIncrementally(incremental, key: change.key, table: table)
         try dropTombstone(table: table, key: change.key)
-        // The row's insert clock: another client that created the same key at once wins or loses
-        // against this row as a whole, the same way here as everywhere.
-        try recordCellClocks(table: table, key: change.key, clocks: [(LocalStoreSchema.rowClockColumn, change.clock)])
+        // The row's creation clock (its oldest cell's), and the clock of each cell edited after the
+        // creation before it was pushed: exactly what the creating client stored when it pushed,
+        // so another creation of the same key is decided alike here and there.
+        if let created = change.columns.map(\.clock).min() {
+            try recordCellClocks(
+                table: table, key: change.key,
+                clocks: [(LocalStoreSchema.rowClockColumn, created)] + change.columns.filter { $0.clock > created }.map { ($0.name, $0.clock) }
+            )
+        }
         report.insertedRows += 1
         return true
     }
