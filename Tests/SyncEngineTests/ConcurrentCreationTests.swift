@@ -28,16 +28,12 @@ struct ConcurrentCreationTests {
         try anna.execute("INSERT INTO tag VALUES ('shared', 'from anna')")
         try ben.execute("INSERT INTO tag VALUES ('shared', 'from ben')")
         try await anna.sync()
-        // Ben pushes without seeing anna's set: it is hidden while he syncs, as if it had not
-        // arrived yet on the server.
-        let annaSets = try await remote.names(in: Paths.changeSets(of: "anna"))
-        let newest = try RemotePath("\(Paths.changeSets(of: "anna"))/\(try #require(annaSets.max()))")
-        let hidden = try await remote.store.read(newest)
-        try await remote.store.delete(newest)
-        try await ben.sync()
-        // Carl too applies ben's creation first, and anna's older one only later.
-        try await carl.sync()
-        try await remote.store.write(hidden, to: newest)
+        // Ben pushes without seeing anna's set; carl too applies ben's creation first, and anna's
+        // older one only later.
+        let newest = try await Self.whileHidingNewestSet(of: anna, on: remote) {
+            try await ben.sync()
+            try await carl.sync()
+        }
 
         // The creation with the larger (clock, database id) wins; both may share a millisecond.
         let annaSet = try #require(ChangeSetName(fileName: newest.name))
@@ -54,6 +50,21 @@ struct ConcurrentCreationTests {
         }
         #expect(try anna.dump() == ben.dump())
         #expect(try carl.dump() == ben.dump())
+    }
+
+    /// Runs `body` while `client`'s newest change set is hidden, as if it had not reached the
+    /// server yet, then puts it back; returns its path.
+    @discardableResult
+    private static func whileHidingNewestSet(
+        of client: TestClient, on remote: TestRemote, _ body: () async throws -> Void
+    ) async throws -> RemotePath {
+        let directory = Paths.changeSets(of: client.name.rawValue)
+        let newest = try RemotePath("\(directory)/\(try #require(try await remote.names(in: directory).max()))")
+        let hidden = try await remote.store.read(newest)
+        try await remote.store.delete(newest)
+        try await body()
+        try await remote.store.write(hidden, to: newest)
+        return newest
     }
 
     /// Moves a client's clock `minutes` ahead, by applying a set with a future clock (a deletion of
@@ -87,12 +98,7 @@ struct ConcurrentCreationTests {
         try await anna.sync()
         // Carl applies anna's creation first; ben pushes his without seeing anna's set.
         try await carl.sync()
-        let annaSets = try await remote.names(in: Paths.changeSets(of: "anna"))
-        let newest = try RemotePath("\(Paths.changeSets(of: "anna"))/\(try #require(annaSets.max()))")
-        let hidden = try await remote.store.read(newest)
-        try await remote.store.delete(newest)
-        try await ben.sync()
-        try await remote.store.write(hidden, to: newest)
+        try await Self.whileHidingNewestSet(of: anna, on: remote) { try await ben.sync() }
         try await carl.sync()
         try await anna.sync()
         try await ben.sync()
