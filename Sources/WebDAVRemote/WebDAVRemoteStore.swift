@@ -133,18 +133,11 @@ public final class WebDAVRemoteStore: RemoteStore {
 
     /// `GET` streamed to a temporary local file, confirmed by `PROPFIND`, then renamed into place.
     public func download(_ path: RemotePath, to localFile: URL) async throws {
-        let partial = localFile.deletingLastPathComponent()
-            .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
-        do {
+        try await withPartialFile(for: localFile) { partial in
             for _ in 0..<Self.consistentDownloadAttempts {
                 let response: HTTPResponse
                 do {
-                    response = try await client.send(
-                        HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
-                        for: path,
-                        accepting: [200, 404],
-                        idempotent: true
-                    )
+                    response = try await get(path, into: partial)
                 } catch let refusal as RemoteStoreError where !refusal.isRetryable && refusal.code != .localFile {
                     // nginx and lighttpd redirect a collection's URL and then refuse the GET (301,
                     // then 403 or 405): what stands there decides the error, not the refusal.
@@ -168,9 +161,6 @@ public final class WebDAVRemoteStore: RemoteStore {
                 }
             }
             throw RemoteStoreError(.unavailable, path: path, message: "the file kept changing while it was downloaded")
-        } catch {
-            unlink(partial.path)
-            throw error
         }
     }
 
@@ -178,20 +168,33 @@ public final class WebDAVRemoteStore: RemoteStore {
     /// file that is never replaced cannot change between the two. A body shorter than its
     /// `Content-Length` is refused.
     public func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
-        let partial = localFile.deletingLastPathComponent()
-            .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
-        do {
-            let response = try await client.send(
-                HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
-                for: path,
-                accepting: [200, 404],
-                idempotent: true
-            )
+        try await withPartialFile(for: localFile) { partial in
+            let response = try await get(path, into: partial)
             guard response.status == 200 else {
                 throw RemoteStoreError(.notFound, path: path, message: "no file to download")
             }
             try Self.checkLength(of: response, at: path)
             try Self.replace(localFile, with: partial, for: path)
+        }
+    }
+
+    /// `GET` of `path` streamed into the local file `partial`; 200 and 404 are answers.
+    private func get(_ path: RemotePath, into partial: URL) async throws -> HTTPResponse {
+        try await client.send(
+            HTTPRequest(method: "GET", url: client.endpoint.url(for: path, collection: false), sink: .file(partial)),
+            for: path,
+            accepting: [200, 404],
+            idempotent: true
+        )
+    }
+
+    /// Runs `body` with a fresh temporary name beside `localFile` to download into; the temporary
+    /// file is removed if `body` throws (on success `body` has renamed it into place).
+    private func withPartialFile(for localFile: URL, _ body: (URL) async throws -> Void) async throws {
+        let partial = localFile.deletingLastPathComponent()
+            .appendingPathComponent(".rollsync-download-\(UUID().uuidString)", isDirectory: false)
+        do {
+            try await body(partial)
         } catch {
             unlink(partial.path)
             throw error

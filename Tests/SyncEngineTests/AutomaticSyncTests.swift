@@ -17,20 +17,18 @@ struct AutomaticSyncTests {
         throw TestFailure("the event stream ended")
     }
 
-    /// Anna and Ben on a fresh in-memory remote, synced once.
-    private static func pair() async throws -> (TestRemote, TestClient, TestClient) {
+    /// Anna and Ben on a fresh in-memory remote, synced once, and anna's automatic sync started on
+    /// a test clock: 2 s after local changes, a poll every 60 s, back-off up to 200 s.
+    private static func startedPair() async throws -> (TestRemote, TestClient, TestClient, TestClock, AutomaticSync) {
         let remote = try TestRemote(.memory)
         let (anna, ben) = try await TestClient.syncedPair(on: remote)
-        return (remote, anna, ben)
-    }
-
-    /// Automatic sync of `client` on `clock`: 2 s after local changes, a poll every 60 s, back-off
-    /// up to 200 s.
-    private static func automatic(for client: TestClient, clock: TestClock) -> AutomaticSync {
+        let clock = TestClock()
         let configuration = AutomaticSyncConfiguration(
             delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), maximumBackoff: .seconds(200)
         )
-        return AutomaticSync(manager: client.manager, configuration: configuration, clock: clock)
+        let automatic = AutomaticSync(manager: anna.manager, configuration: configuration, clock: clock)
+        await automatic.start()
+        return (remote, anna, ben, clock, automatic)
     }
 
     private func report(_ event: AutomaticSyncEvent, _ trigger: AutomaticSyncEvent.Trigger) -> SyncReport? {
@@ -40,12 +38,9 @@ struct AutomaticSyncTests {
 
     @Test("syncs after local changes, polls for other clients' syncs, backs off on errors and stops cleanly")
     func automaticSync() async throws {
-        let (remote, anna, ben) = try await Self.pair()
+        let (remote, anna, ben, clock, automatic) = try await Self.startedPair()
         let faults = try remote.faults
-        let clock = TestClock()
-        let automatic = Self.automatic(for: anna, clock: clock)
         var events = automatic.events.makeAsyncIterator()
-        await automatic.start()
         _ = try await next(&events) { report($0, .start) != nil }
 
         // Two local writes in a burst: one sync, after the delay.
@@ -97,12 +92,9 @@ struct AutomaticSyncTests {
 
     @Test("a set announced before its upload keeps a sync due at growing intervals until it arrives")
     func announcedSetNotThereYet() async throws {
-        let (remote, anna, ben) = try await Self.pair()
+        let (remote, anna, ben, clock, automatic) = try await Self.startedPair()
         let faults = try remote.faults
-        let clock = TestClock()
-        let automatic = Self.automatic(for: anna, clock: clock)
         var events = automatic.events.makeAsyncIterator()
-        await automatic.start()
         _ = try await next(&events) { report($0, .start) != nil }
 
         // Ben's marker announces a set whose upload then fails: the set is not there.
