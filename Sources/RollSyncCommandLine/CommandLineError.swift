@@ -22,6 +22,9 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
         /// column or table this database lacks): they wait, with the later sets of their clients,
         /// until the schema is migrated; everything else was applied and pushed.
         case upgradeRequired = 5
+        /// `verify` found problems in the remote document (listed on standard output; with
+        /// `--repair`, the safe ones were repaired, but they still count as found).
+        case problemsFound = 6
 
         /// The process exit code.
         public var exitCode: Int32 { rawValue }
@@ -34,6 +37,7 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
             case .authentication: "authentication error (password, key or host key refused)"
             case .localDatabase: "local database problem (missing, not SQLite, not set up, failed migration)"
             case .upgradeRequired: "upgrade required: some change sets need a newer schema; everything else was synced"
+            case .problemsFound: "verify found problems in the remote document"
             }
         }
     }

@@ -11,11 +11,14 @@ struct PushStoreCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var target: SessionOptions
+    @OptionGroup var history: KeepHistoryOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let session = try await target.open()
-        let upload = try await session.showingProgress(quiet: output.json) { try await $0.uploadWholeStore() }
+        let upload = try await session.showingProgress(quiet: output.json) {
+            try await $0.uploadWholeStore(keepingHistoryFor: history.period)
+        }
         try output.console.emit(
             WholeStoreResult(
                 command: "push-store", database: session.path, unit: upload.unit.directoryName, client: session.settings.clientID,

@@ -21,6 +21,7 @@ public struct RollSyncCommand: AsyncParsableCommand {
         subcommands: [
             DemoCommand.self, InitCommand.self, SyncCommand.self, StatusCommand.self, PushStoreCommand.self, PullStoreCommand.self,
             DocumentsCommand.self, ClientsCommand.self, DeleteClientCommand.self, DeleteDocumentCommand.self, VacuumCommand.self,
+            VerifyCommand.self, LogCommand.self, RestoreCommand.self,
             ChangePasswordCommand.self, TablesCommand.self, MigrateCommand.self, WatchCommand.self,
         ]
     )

@@ -17,20 +17,33 @@ struct VacuumCommand: AsyncParsableCommand {
     )
     var retireAfterDays: Double?
 
+    @OptionGroup var history: KeepHistoryOptions
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
         let session = try await target.open()
-        let options = VacuumOptions(retireClientsSilentFor: retireAfterDays.map { $0 * 86_400 })
+        let options = VacuumOptions(retireClientsSilentFor: retireAfterDays.map { $0 * 86_400 }, keepHistoryFor: history.period)
         let report = try await session.showingProgress(quiet: output.json) { try await $0.vacuum(options) }
         try output.console.emit(
             VacuumResult(
                 removedSets: report.removedSets.count, keptSets: report.keptSets,
-                heldBackBy: report.holds.map { hold in hold.client?.rawValue ?? "no whole store" },
+                heldBackBy: report.holds.map(Self.describe),
                 retiredClients: report.retiredClients.map(\.rawValue),
                 removedWholeStores: report.removedWholeStores.count
             )
         )
+    }
+}
+
+extension VacuumCommand {
+    /// What holds vacuum back, in a few words.
+    static func describe(_ hold: VacuumReport.Hold) -> String {
+        switch hold.reason {
+        case .notApplied: hold.client?.rawValue ?? "a client"
+        case .wholeStoreLacksSet: "the whole store of \(hold.client?.rawValue ?? "a client")"
+        case .noWholeStore: "no whole store"
+        case .keptForHistory: "--keep-days"
+        }
     }
 }
 

@@ -47,3 +47,28 @@ extension LocalStore {
         try snapshot.close()
     }
 }
+
+extension LocalStore {
+    /// Empties a snapshot (a file written by ``snapshot(to:)``, not open elsewhere) down to its
+    /// schema: every row of every synced table and all of RollingSync's history (change log,
+    /// clocks, tombstones, applied sets, removed rows) is deleted; the synced-table registrations,
+    /// dropped columns and the clock floor stay. Tables that are not synced keep their rows.
+    /// Point-in-time restore starts from such a file when it replays a document from its first
+    /// change set.
+    static func emptySnapshot(at url: URL) throws {
+        let snapshot = try DatabaseQueue(path: url.path)
+        try snapshot.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.inTransaction {
+                for table in try syncedTables(in: db) {
+                    try db.execute(sql: "DELETE FROM \(table.name.sqlIdentifier)")
+                }
+                for table in ["changes", "cell_clocks", "applied_clocks", "tombstones", "applied_sets", "removed_rows"] {
+                    try db.execute(sql: "DELETE FROM \(LocalStoreSchema.prefix)\(table)")
+                }
+                return .commit
+            }
+        }
+        try snapshot.close()
+    }
+}

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 extension ApplicationSyncManager {
     /// Downloads a document's whole store into a **new database file** (TICoreDataSync's
@@ -31,13 +30,7 @@ extension ApplicationSyncManager {
             do {
                 try FileManager.default.copyItem(at: url, to: destination)
                 try LocalStore.adoptSnapshot(at: destination)
-                let database = try DatabaseQueue(path: destination.path)
-                try database.write { db in
-                    for table in ["rollingsync_registration", "rollingsync_outgoing"] where try db.tableExists(table) {
-                        try db.execute(sql: "DELETE FROM \(table)")
-                    }
-                }
-                try database.close()
+                try LocalSyncState.removeBinding(ofDatabaseAt: destination)
             } catch {
                 try? FileManager.default.removeItem(at: destination)
                 throw SyncError(.local, "cannot write the downloaded whole store to \(destination.path): \(error)", underlying: error)

@@ -11,16 +11,19 @@ extension DocumentSyncManager {
     /// snapshot; a snapshot that still holds unpushed changes (the application wrote meanwhile)
     /// is not uploaded, since other clients would get those rows without the change set that
     /// carries them: the sync and snapshot are retried, up to three times.
+    /// - Parameter keepingHistoryFor: keep this client's older whole stores taken within this
+    ///   period, and the newest one before it, so that point-in-time restore can start from them
+    ///   (see ``VacuumOptions/keepHistoryFor``); `nil` (the default) deletes every older one.
     /// - Returns: the new unit; the sync's effects are as for ``synchronize()``.
     /// - Throws: ``SyncError/Code/busy`` if local changes kept arriving, or the errors of
     ///   ``synchronize()``.
-    public func uploadWholeStore() async throws -> WholeStoreUpload {
+    public func uploadWholeStore(keepingHistoryFor: TimeInterval? = nil) async throws -> WholeStoreUpload {
         try await exclusively {
             for _ in 0..<3 {
                 _ = try await self.performSync()
                 let application = try await self.application.register()
                 guard let key = try self.state.registration()?.integrityKey else { continue }
-                if let upload = try await self.uploadSnapshot(application, key, application.remote) {
+                if let upload = try await self.uploadSnapshot(application, key, application.remote, keepingHistoryFor: keepingHistoryFor) {
                     self.application.logger.debug("whole store uploaded", metadata: ["document": "\(self.documentID)", "unit": "\(upload.unit)"])
                     return upload
                 }
@@ -92,7 +95,7 @@ extension DocumentSyncManager {
     /// Snapshots the database and uploads it; `nil` (nothing uploaded) if the snapshot holds
     /// unpushed changes.
     func uploadSnapshot(
-        _ application: ApplicationRegistration, _ integrityKey: String, _ remote: CodedRemote
+        _ application: ApplicationRegistration, _ integrityKey: String, _ remote: CodedRemote, keepingHistoryFor: TimeInterval? = nil
     ) async throws -> WholeStoreUpload? {
         broadcaster.send(SyncProgress(phase: .snapshotting))
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rollingsync-\(UUID().uuidString)")
@@ -114,7 +117,7 @@ extension DocumentSyncManager {
         guard contents.pendingChanges == 0 else { return nil }
         return try await WholeStoreUploader(
             remote: remote, layout: application.layout.document(documentID), clientID: application.clientID, integrityKey: integrityKey,
-            progress: { [broadcaster] in broadcaster.send($0) }
+            progress: { [broadcaster] in broadcaster.send($0) }, keepHistoryFor: keepingHistoryFor
         ).upload(snapshot: snapshot, appliedSetIDs: contents.appliedSetIDs, clock: clock)
     }
 }

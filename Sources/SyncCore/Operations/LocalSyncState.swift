@@ -30,6 +30,19 @@ struct LocalSyncState: Sendable {
 
     private let writer: any DatabaseWriter
 
+    /// Removes any binding to a document from the database file at `url` (not open elsewhere):
+    /// the registration and the outgoing set, as in a database that never synced. Used for files
+    /// made from snapshots (a downloaded or restored whole store).
+    static func removeBinding(ofDatabaseAt url: URL) throws {
+        let database = try DatabaseQueue(path: url.path)
+        try database.write { db in
+            for table in ["rollingsync_registration", "rollingsync_outgoing"] where try db.tableExists(table) {
+                try db.execute(sql: "DELETE FROM \(table)")
+            }
+        }
+        try database.close()
+    }
+
     /// Opens the state on `writer`, creating RollingSync's registration tables if needed.
     init(writer: any DatabaseWriter) throws {
         self.writer = writer

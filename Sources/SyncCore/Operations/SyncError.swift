@@ -46,6 +46,9 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// Remote data was written with a newer schema (a table or column this database lacks);
         /// migrate the application's schema, then try again.
         public static let upgradeRequired = Code("upgradeRequired")
+        /// What was asked for does not exist remotely: the document, or the change set a
+        /// restore should stop before.
+        public static let notFound = Code("notFound")
         /// Local changes kept arriving while a whole store was being taken, three times in a row;
         /// nothing was uploaded. Try again when the application is quieter.
         public static let busy = Code("busy")

@@ -246,8 +246,8 @@ struct Synchronizer: Sendable {
     private func fetch(_ set: RemoteSet) async throws -> Fetched {
         let scratch = try LocalScratchFile()
         do {
-            return .ready(scratch, try await download(set, to: scratch.url))
-        } catch let problem as UnreadableSet {
+            return .ready(scratch, try await ChangeSetFetcher(remote: remote, layout: layout).fetch(set.name, of: set.client, to: scratch.url))
+        } catch let problem as ChangeSetFetcher.Unreadable {
             scratch.remove()
             return .unreadable(problem.reason)
         } catch {
@@ -276,37 +276,6 @@ struct Synchronizer: Sendable {
         }
         report.conflicts += applied.conflicts
         report.warnings += applied.warnings.map { .apply($0, fromClient: client) }
-    }
-
-    /// Downloads a set through the codec and checks that it is a complete set named as listed.
-    /// - Returns: what verifying it found, so the apply needs no second verification pass.
-    private func download(_ set: RemoteSet, to file: URL) async throws -> ChangeSetReader.VerifiedContents {
-        do {
-            try await remote.download(layout.changeSet(set.name, of: set.client), to: file, immutable: true)
-        } catch let error as SyncError where error.code == .corruptRemoteData {
-            throw UnreadableSet(reason: error.message)
-        } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
-            throw UnreadableSet(reason: "the file disappeared before it could be downloaded")
-        }
-        do {
-            try ChangeSetCompression.expandIfCompressed(file)
-        } catch let damaged as ChangeSetCompression.Failure {
-            throw UnreadableSet(reason: damaged.description)
-        }
-        let contents: ChangeSetReader.VerifiedContents
-        do {
-            contents = try ChangeSetReader.verifiedContents(ofFileAt: file)
-        } catch {
-            throw UnreadableSet(reason: "it is not a valid change set: \(error)")
-        }
-        guard contents.summary.header.setID == set.name.id else {
-            throw UnreadableSet(reason: "its content names the set '\(contents.summary.header.setID)', not '\(set.name.id)'")
-        }
-        return contents
-    }
-
-    private struct UnreadableSet: Error {
-        var reason: String
     }
 
     /// Settles references of pending deletions, then writes the pending changes as a new set and

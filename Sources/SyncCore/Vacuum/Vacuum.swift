@@ -7,8 +7,9 @@ import RemoteProtocol
 /// A set of this client is removed when **every** registered, non-retired client has applied it
 /// (the `appliedThrough` entry for this client in that client's newest `RecentSyncs/` record) and
 /// **every** complete whole store of the current document incarnation (except retired clients')
-/// contains it (its `appliedSets.json`), and at least one does. Sets go oldest first and only as
-/// an unbroken prefix.
+/// contains it (its `appliedSets.json`), and at least one does, and it is older than
+/// ``VacuumOptions/keepHistoryFor`` when history is kept on purpose. Sets go oldest first and only
+/// as an unbroken prefix.
 ///
 /// Writes, each safe to repeat: the marker `SyncChanges/<self>/<newest removed>.vacuumed` **first**
 /// (so a client that could still need a removed set learns it must re-bootstrap), then the sets,
@@ -82,6 +83,9 @@ struct Vacuum: Sendable {
         }
         if units.isEmpty {
             holds.append(.init(client: nil, reason: .noWholeStore, since: nil))
+        }
+        if let keep = options.keepHistoryFor, set.clock.date > options.now.addingTimeInterval(-keep) {
+            holds.append(.init(client: nil, reason: .keptForHistory, since: set.clock.date))
         }
         return holds.sorted { ($0.client?.rawValue ?? "") < ($1.client?.rawValue ?? "") }
     }

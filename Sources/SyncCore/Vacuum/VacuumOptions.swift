@@ -7,12 +7,19 @@ public struct VacuumOptions: Sendable, Equatable {
     /// client syncs again, it re-bootstraps from a whole store, keeping its unpushed changes.
     /// `nil` (the default): every registered client holds vacuum back until it has applied.
     public var retireClientsSilentFor: TimeInterval?
-    /// The time "silent for" is measured from (the current time by default).
+    /// Keep this client's change sets whose newest change is younger than this, even when every
+    /// client has applied them, so that point-in-time restore can replay them (see
+    /// ``DocumentSyncManager/restore(_:to:)``). Pair it with
+    /// ``DocumentSyncManager/uploadWholeStore(keepingHistoryFor:)`` on every client so that a whole
+    /// store old enough to start from stays too. `nil` (the default): remove what nobody needs.
+    public var keepHistoryFor: TimeInterval?
+    /// The time "silent for" and "younger than" are measured from (the current time by default).
     public var now: Date
 
-    /// Options; by default no client is retired.
-    public init(retireClientsSilentFor: TimeInterval? = nil, now: Date = Date()) {
+    /// Options; by default no client is retired and no history is kept on purpose.
+    public init(retireClientsSilentFor: TimeInterval? = nil, keepHistoryFor: TimeInterval? = nil, now: Date = Date()) {
         self.retireClientsSilentFor = retireClientsSilentFor
+        self.keepHistoryFor = keepHistoryFor
         self.now = now
     }
 }

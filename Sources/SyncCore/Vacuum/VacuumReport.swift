@@ -13,14 +13,17 @@ public struct VacuumReport: Sendable, Equatable {
             /// No whole store contains the set: removing it would leave nothing to bootstrap new
             /// clients from. Upload a whole store first.
             case noWholeStore
+            /// The set is younger than ``VacuumOptions/keepHistoryFor``: it is kept for restore.
+            case keptForHistory
         }
 
-        /// The client holding vacuum back (`nil` for ``Reason/noWholeStore``).
+        /// The client holding vacuum back (`nil` for ``Reason/noWholeStore`` and
+        /// ``Reason/keptForHistory``).
         public var client: SyncIdentifier?
         /// The reason.
         public var reason: Reason
-        /// Since when: the client's last sync (``Reason/notApplied``) or the whole store's date;
-        /// `nil` if the client never synced.
+        /// Since when: the client's last sync (``Reason/notApplied``), the whole store's date, or
+        /// the set's time (``Reason/keptForHistory``); `nil` if the client never synced.
         public var since: Date?
 
         /// Describes a hold.

@@ -9,6 +9,8 @@ struct WholeStoreCatalog: Sendable {
         var name: WholeStoreUnitName
         /// Whether its manifest exists (otherwise it is an interrupted upload, ignored by readers).
         var isComplete: Bool
+        /// The files listed in its directory (with their stored sizes, when the store reports them).
+        var files: [RemoteItem] = []
     }
 
     let remote: CodedRemote
@@ -31,7 +33,7 @@ struct WholeStoreCatalog: Sendable {
                 guard let name = WholeStoreUnitName(directoryName: item.name) else { continue }
                 let files = try await remote.listIfPresent(layout.wholeStoreUnit(name, of: client)) ?? []
                 let complete = files.contains { !$0.isDirectory && $0.name == WholeStoreManifest.manifestFileName }
-                units.append(Unit(client: client, name: name, isComplete: complete))
+                units.append(Unit(client: client, name: name, isComplete: complete, files: files))
             }
         }
         return units.sorted { ($0.name, $0.client.rawValue) < ($1.name, $1.client.rawValue) }

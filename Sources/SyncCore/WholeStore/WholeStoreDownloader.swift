@@ -43,19 +43,21 @@ struct WholeStoreDownloader: Sendable {
         }
     }
 
-    /// Runs `body` with the newest usable unit of `client` (of any client when `nil`), verified
+    /// Runs `body` with the newest usable unit of `client` (of any client when `nil`) whose name
+    /// `isAccepted` accepts, verified
     /// into a scratch file that is removed afterwards; a unit that fails verification, or for
     /// which `body` throws ``SyncError/Code/corruptRemoteData`` or ``SyncError/Code/upgradeRequired``
     /// (a store written with a newer schema), is skipped for the next older one; if none is left,
     /// the first such error is thrown.
     /// - Returns: `body`'s result, or `nil` when there is no usable unit at all.
     func withNewestUsable<Result>(
-        from client: SyncIdentifier?, _ body: (WholeStoreCatalog.Unit, URL) throws -> Result
+        from client: SyncIdentifier?, accepting isAccepted: (WholeStoreUnitName) -> Bool = { _ in true },
+        _ body: (WholeStoreCatalog.Unit, URL) throws -> Result
     ) async throws -> Result? {
         let catalog = WholeStoreCatalog(remote: remote, layout: layout)
         let markers = try await vacuumMarkers()
         var firstFailure: (any Error)?
-        for unit in try await catalog.units(of: client).reversed() where unit.isComplete {
+        for unit in try await catalog.units(of: client).reversed() where unit.isComplete && isAccepted(unit.name) {
             do {
                 guard let verified = try await fetchIfUsable(unit, markers: markers, catalog: catalog) else { continue }
                 defer { verified.remove() }
@@ -84,7 +86,7 @@ struct WholeStoreDownloader: Sendable {
 
     /// Downloads and verifies a unit's store; `nil` if the unit is not usable (stale key or
     /// missing vacuumed history).
-    private func fetchIfUsable(
+    func fetchIfUsable(
         _ unit: WholeStoreCatalog.Unit, markers: [SyncIdentifier: ChangeSetName], catalog: WholeStoreCatalog
     ) async throws -> LocalScratchFile? {
         let manifest = try await catalog.manifest(of: unit)

@@ -15,7 +15,7 @@ import RemoteProtocol
 /// 2. `appliedSets.json` (the change sets the snapshot contains);
 /// 3. `manifest.json` **last** (sizes and SHA-256 of both): the unit is now complete;
 /// 4. every other unit directory of this client (older units and leftovers of interrupted
-///    uploads) is deleted; a failure here does not fail the upload (the new unit is complete and
+///    uploads) is deleted, except the complete units ``keepHistoryFor`` keeps; a failure here does not fail the upload (the new unit is complete and
 ///    the newest) and is reported in ``WholeStoreUpload/cleanupFailure``.
 struct WholeStoreUploader: Sendable {
     let remote: CodedRemote
@@ -24,6 +24,11 @@ struct WholeStoreUploader: Sendable {
     let integrityKey: String
     /// Receives the upload's progress events.
     var progress: @Sendable (SyncProgress) -> Void = { _ in }
+    /// Keep this client's older units taken within this period, and the newest one before it
+    /// (for point-in-time restore); `nil`: delete every older unit.
+    var keepHistoryFor: TimeInterval?
+    /// The time ``keepHistoryFor`` is measured from.
+    var now = Date()
 
     /// Uploads `snapshot` (a file written by ``LocalStore/snapshot(to:)`` holding `appliedSetIDs`)
     /// as a unit named after `clock`.
@@ -67,7 +72,9 @@ struct WholeStoreUploader: Sendable {
         uploaded(3, bytesTotal)
         var upload = WholeStoreUpload(unit: unit, manifest: manifest, removedUnits: [])
         do {
-            for item in try await remote.listIfPresent(layout.wholeStores(of: clientID)) ?? [] where item.name != unit.directoryName {
+            let kept = try await unitsKeptForHistory()
+            for item in try await remote.listIfPresent(layout.wholeStores(of: clientID)) ?? []
+            where item.name != unit.directoryName && !kept.contains(item.name) {
                 try await remote.delete(layout.wholeStores(of: clientID) / item.name)
                 if let old = WholeStoreUnitName(directoryName: item.name) { upload.removedUnits.append(old) }
             }
@@ -76,5 +83,16 @@ struct WholeStoreUploader: Sendable {
         }
         upload.removedUnits.sort()
         return upload
+    }
+
+    /// The directory names of this client's complete older units that ``keepHistoryFor`` keeps:
+    /// those taken within it, and the newest one taken before it, from which a restore to any
+    /// moment of the period starts.
+    private func unitsKeptForHistory() async throws -> Set<String> {
+        guard let keepHistoryFor else { return [] }
+        let cutoff = now.addingTimeInterval(-keepHistoryFor)
+        let complete = try await WholeStoreCatalog(remote: remote, layout: layout).units(of: clientID).filter(\.isComplete).map(\.name)
+        let base = complete.filter { $0.date <= cutoff }.max()
+        return Set(complete.filter { $0.date > cutoff || $0 == base }.map(\.directoryName))
     }
 }

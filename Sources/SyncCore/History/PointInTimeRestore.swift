@@ -1,0 +1,207 @@
+import Foundation
+import GRDB
+import RemoteProtocol
+
+/// A moment of a document's history to restore (see
+/// ``ApplicationSyncManager/restore(document:to:at:schemaFrom:progress:)``).
+///
+/// Change sets are the units of history: a set is in the restored state whole or not at all.
+public struct RestorePoint: Sendable, Equatable, CustomStringConvertible {
+    enum Kind: Sendable, Equatable {
+        case at(Date)
+        case beforeSet(String)
+    }
+
+    let kind: Kind
+
+    /// The document as it was at `date`: every change set whose newest change is at or before it
+    /// (to the millisecond), and none after.
+    public static func at(_ date: Date) -> RestorePoint { RestorePoint(kind: .at(date)) }
+
+    /// The document just before the change set `id`: every set that comes before it in the
+    /// order clients apply sets (clock, then id), and neither it nor any later one.
+    public static func beforeChangeSet(_ id: String) -> RestorePoint { RestorePoint(kind: .beforeSet(id)) }
+
+    public var description: String {
+        switch kind {
+        case .at(let date): "at \(date.formatted(.iso8601))"
+        case .beforeSet(let id): "before change set \(id)"
+        }
+    }
+}
+
+/// What a point-in-time restore did.
+public struct RestoreReport: Sendable, Equatable, Codable {
+    /// The whole store the restore started from (`WholeStore/<client>/<unit>`), or `nil` when it
+    /// replayed the document from its first change set.
+    public var base: String?
+    /// How many change sets it applied on top of the base.
+    public var appliedSets = 0
+    /// How many row changes those sets held.
+    public var appliedChanges = 0
+    /// The file name of the newest change set in the restored state, `nil` if there is none.
+    public var newestSet: String?
+    /// The time of that set's newest change.
+    public var newestSetTime: Date?
+}
+
+/// Rebuilds a remote document as it was at a ``RestorePoint`` into a new database file.
+///
+/// 1. **Base**: the newest usable whole store (complete, current integrity key, holding every
+///    vacuumed set, verified as a download is) taken no later than the point; if there is none
+///    and no vacuum ever removed a set, an empty database with the schema of `schemaSource` (the
+///    application's database) or else of the newest usable whole store. If vacuum removed history
+///    the point needs, the restore is refused with the earliest restorable moment.
+/// 2. **Replay**: every change set the point includes that the base does not contain, in the
+///    order clients apply them, each verified and applied as a sync applies it (last writer wins
+///    per cell, the same data rules), so the result is the state every client converged to.
+/// 3. **Publish**: the file is made an unbound database (a fresh RollingSync client id, no change
+///    log, no registration, as ``ApplicationSyncManager/downloadWholeStore(of:from:to:)`` leaves
+///    it) and renamed to the destination, which it never overwrites. On any failure nothing is
+///    left at the destination.
+struct PointInTimeRestore: Sendable {
+    let application: ApplicationRegistration
+    let documentID: SyncIdentifier
+    let point: RestorePoint
+    let destination: URL
+    let schemaSource: LocalStore?
+    let progress: @Sendable (SyncProgress) -> Void
+
+    private var layout: DocumentLayout { application.layout.document(documentID) }
+
+    func run() async throws -> RestoreReport {
+        guard !FileManager.default.fileExists(atPath: destination.path) else {
+            throw SyncError(.local, "\(destination.path) exists already; choose a new file for the restored database")
+        }
+        progress(SyncProgress(phase: .listing))
+        let listing = try await DocumentHistoryListing.read(remote: application.remote, layout: layout, format: application.format)
+        guard let integrityKey = listing.integrityKey else {
+            throw SyncError(.notFound, "document \(documentID) does not exist in application \(application.applicationID)")
+        }
+        let (includes, includesUnit) = try bounds(in: listing)
+        let working = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).restoring-\(UUID().uuidString)")
+        defer { Self.removeDatabaseFiles(at: working) }
+        let downloader = WholeStoreDownloader(remote: application.remote, layout: layout, integrityKey: integrityKey, progress: progress)
+        var report = RestoreReport()
+        let base = try await downloader.withNewestUsable(from: nil, accepting: includesUnit) { unit, url in
+            try Self.local { try FileManager.default.copyItem(at: url, to: working) }
+            return unit
+        }
+        if let base {
+            report.base = layout.wholeStoreUnit(base.name, of: base.client).string
+        } else {
+            guard listing.newestVacuumed.isEmpty else { throw try await historyRemoved() }
+            try await writeEmptyDatabase(at: working, downloader: downloader)
+        }
+        let database = try Self.local { try DatabaseQueue(path: working.path) }
+        do {
+            let store = try Self.local { try LocalStore(writer: database) }
+            let applied = Set(try Self.local { try store.appliedSetIDs() })
+            let included = listing.sets.filter { includes($0.name) }
+            let missing = included.filter { !applied.contains($0.name.id) }
+            try await replay(missing, into: store, report: &report)
+            report.newestSet = included.last?.name.fileName
+            report.newestSetTime = included.last?.name.clock.date
+            try database.close()
+        } catch {
+            try? database.close()
+            throw error
+        }
+        try Self.local {
+            try LocalStore.adoptSnapshot(at: working)
+            try LocalSyncState.removeBinding(ofDatabaseAt: working)
+            try FileManager.default.moveItem(at: working, to: destination)
+        }
+        progress(SyncProgress(phase: .finished))
+        return report
+    }
+
+    /// Which sets and whole-store units the point includes.
+    private func bounds(in listing: DocumentHistoryListing) throws -> (
+        sets: @Sendable (ChangeSetName) -> Bool, units: @Sendable (WholeStoreUnitName) -> Bool
+    ) {
+        switch point.kind {
+        case .at(let date):
+            let milliseconds = UInt64(max(0, (date.timeIntervalSince1970 * 1000).rounded(.down)))
+            return ({ $0.clock.physicalMilliseconds <= milliseconds }, { $0.clock.physicalMilliseconds <= milliseconds })
+        case .beforeSet(let id):
+            guard let target = listing.sets.first(where: { $0.name.id == id })?.name else {
+                throw SyncError(
+                    .notFound,
+                    "document \(documentID) has no change set \(id) (vacuum may have removed it; `rollsync log` lists the sets there are)"
+                )
+            }
+            // A unit taken before the set's clock holds only sets older than it.
+            return ({ $0 < target }, { $0.clock < target.clock })
+        }
+    }
+
+    /// An empty database with the document's schema, for a replay from the first change set.
+    private func writeEmptyDatabase(at url: URL, downloader: WholeStoreDownloader) async throws {
+        if let schemaSource {
+            try Self.local { try schemaSource.snapshot(to: url) }
+        } else {
+            let copied = try await downloader.withNewestUsable(from: nil) { _, store in
+                try Self.local { try FileManager.default.copyItem(at: store, to: url) }
+                return true
+            }
+            guard copied == true else {
+                throw SyncError(
+                    .noWholeStore,
+                    "document \(documentID) has no whole store to take its schema from; restore from a database of the application instead"
+                )
+            }
+        }
+        try Self.local { try LocalStore.emptySnapshot(at: url) }
+    }
+
+    /// Downloads, verifies and applies `sets` in order.
+    private func replay(_ sets: [DocumentHistoryListing.ListedSet], into store: LocalStore, report: inout RestoreReport) async throws {
+        let fetcher = ChangeSetFetcher(remote: application.remote, layout: layout)
+        for (index, set) in sets.enumerated() {
+            progress(SyncProgress(phase: .applying, itemsDone: index, itemsTotal: sets.count))
+            let applied: ApplyReport
+            do {
+                applied = try await fetcher.withFetched(set.name, of: set.client) { url, contents in
+                    try store.applyChangeSet(at: url, verified: contents, resolver: .lastWriterWins)
+                }
+            } catch let unreadable as ChangeSetFetcher.Unreadable {
+                throw SyncError(
+                    .corruptRemoteData,
+                    "change set \(set.name.fileName) of \(set.client) cannot be read (\(unreadable.reason)); nothing was restored"
+                )
+            }
+            report.appliedSets += 1
+            report.appliedChanges += applied.insertedRows + applied.updatedRows + applied.deletedRows
+        }
+    }
+
+    /// The refusal when vacuum removed history the point needs, with the earliest moment that
+    /// can be restored.
+    private func historyRemoved() async throws -> SyncError {
+        let range = try await HistoryVerifier(application: application, documentID: documentID, options: VerificationOptions(), progress: { _ in })
+            .run().restorableRange
+        let earliest = range.earliest.map { "the earliest restorable moment is \($0.formatted(.iso8601))" }
+            ?? "no whole store holds the removed history, so no moment can be restored"
+        return SyncError(.historyMissing, "vacuum removed change sets that restoring document \(documentID) \(point) needs; \(earliest)")
+    }
+
+    /// Runs a local file or database step, reporting its failure as a local error.
+    private static func local<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.local, "the restored database could not be written: \(error)", underlying: error)
+        }
+    }
+
+    /// Removes a database file and its journal files, if they exist.
+    private static func removeDatabaseFiles(at url: URL) {
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(at: URL(fileURLWithPath: url.path + suffix))
+        }
+    }
+}
