@@ -21,6 +21,12 @@ struct Moment: ExpressibleByArgument, Sendable {
     static var defaultValueDescription: String { "an ISO 8601 time such as 2026-11-24T06:00:00Z" }
 }
 
+extension Date {
+    /// The time as `log`, `verify` and `restore` print it and `--at`/`--since` read it: ISO 8601
+    /// in UTC with milliseconds, the precision of change-set clocks.
+    var historyTimestamp: String { formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)) }
+}
+
 /// `--keep-days N`: keep history on purpose, for point-in-time restore.
 struct KeepHistoryOptions: ParsableArguments {
     @Option(

@@ -55,11 +55,11 @@ struct LogResult: CommandResult {
     var humanLines: [String] {
         var lines: [String] = []
         for vacuumed in history.vacuumed {
-            lines.append("(\(vacuumed.client)'s change sets up to \(vacuumed.through.formatted(.iso8601)) were removed by vacuum)")
+            lines.append("(\(vacuumed.client)'s change sets up to \(vacuumed.through.historyTimestamp) were removed by vacuum)")
         }
         for entry in history.entries {
             let who = entry.clientDescription.map { "\(entry.client) (\($0))" } ?? entry.client
-            lines.append("\(entry.appliedHere == true ? "*" : " ") \(entry.time.formatted(.iso8601))  \(who)  set \(entry.setID)  \(entry.changeCount) changes")
+            lines.append("\(entry.appliedHere == true ? "*" : " ") \(entry.time.historyTimestamp)  \(who)  set \(entry.setID)  \(entry.changeCount) changes")
             for counts in entry.tables {
                 lines.append("    \(counts.table): \(counts.inserted) inserted, \(counts.updated) updated, \(counts.deleted) deleted")
             }

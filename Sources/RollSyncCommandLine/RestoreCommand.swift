@@ -55,7 +55,7 @@ struct RestoreResult: CommandResult {
             "restored \(point) into \(file): "
                 + (report.base.map { "whole store \($0)" } ?? "replayed from the beginning")
                 + " + \(report.appliedSets) change sets (\(report.appliedChanges) changes)",
-            "  newest change set included: " + (report.newestSet.map { "\($0) of \(report.newestSetTime?.formatted(.iso8601) ?? "")" } ?? "none"),
+            "  newest change set included: " + (report.newestSet.map { "\($0) of \(report.newestSetTime?.historyTimestamp ?? "")" } ?? "none"),
         ]
     }
 }

@@ -63,8 +63,8 @@ struct VerifyResult: CommandResult {
             lines.append("restorable: nothing (vacuumed history is in no whole store)")
         } else {
             lines.append(
-                "restorable: from \(range.earliest.map { $0.formatted(.iso8601) } ?? "the beginning") to "
-                    + (range.latest.map { $0.formatted(.iso8601) } ?? "now")
+                "restorable: from \(range.earliest.map { $0.historyTimestamp } ?? "the beginning") to "
+                    + (range.latest.map { $0.historyTimestamp } ?? "now")
             )
         }
         return lines

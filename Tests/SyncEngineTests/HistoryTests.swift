@@ -44,7 +44,7 @@ struct HistoryTests {
             try await anna.manager.restore(.at(history.moments[1].time), to: file)
         } throws: { error in
             guard let error = error as? SyncError, error.code == .historyMissing else { return false }
-            return error.message.contains(unit.unit.date.formatted(.iso8601))
+            return error.message.contains(unit.unit.date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
         }
         #expect(!FileManager.default.fileExists(atPath: file.path), "nothing is left behind")
 

@@ -24,7 +24,7 @@ public struct RestorePoint: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch kind {
-        case .at(let date): "at \(date.formatted(.iso8601))"
+        case .at(let date): "at \(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))"
         case .beforeSet(let id): "before change set \(id)"
         }
     }
@@ -182,7 +182,7 @@ struct PointInTimeRestore: Sendable {
     private func historyRemoved() async throws -> SyncError {
         let range = try await HistoryVerifier(application: application, documentID: documentID, options: VerificationOptions(), progress: { _ in })
             .run().restorableRange
-        let earliest = range.earliest.map { "the earliest restorable moment is \($0.formatted(.iso8601))" }
+        let earliest = range.earliest.map { "the earliest restorable moment is \($0.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))" }
             ?? "no whole store holds the removed history, so no moment can be restored"
         return SyncError(.historyMissing, "vacuum removed change sets that restoring document \(documentID) \(point) needs; \(earliest)")
     }
