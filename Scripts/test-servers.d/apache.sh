@@ -119,6 +119,7 @@ start_apache() {
         echo "ROLLSYNC_TEST_WEBDAV_PASSWORD=$WEBDAV_TEST_PASSWORD"
         echo "ROLLSYNC_TEST_WEBDAV_APACHE_TLS_URL=webdavs://127.0.0.1:$APACHE_TLS_PORT/"
         echo "ROLLSYNC_TEST_WEBDAV_CA_FILE=$dir/tls/ca.pem"
+        echo "ROLLSYNC_TEST_WEBDAV_APACHE_DATA=$dir/dav"
     } >> "$STATE/env"
 }
 

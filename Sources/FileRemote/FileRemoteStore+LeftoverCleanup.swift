@@ -16,6 +16,9 @@ extension FileRemoteStore {
     ///
     /// - Throws: ``RemoteStoreError`` as ``list(_:)`` for `directory`, or for a directory or file
     ///   that cannot be read or removed on the way; `CancellationError` between directories.
+    ///
+    /// ``temporaryFiles(in:)`` and ``deleteTemporaryFile(_:)`` do the same for one directory,
+    /// as every store may.
     @discardableResult
     public func removeLeftoverTemporaryFiles(
         in directory: RemotePath = .root,
@@ -33,5 +36,19 @@ extension FileRemoteStore {
             pending += sweep.subdirectories
         }
         return removed
+    }
+}
+
+extension FileRemoteStore {
+    /// The temporary files directly inside `directory`, with their sizes and modification times.
+    public func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] {
+        try Task.checkCancellation()
+        return try await threads.run { _ in try fileSystem.temporaryFiles(in: directory) }
+    }
+
+    /// Deletes one temporary file; a missing one is success.
+    public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
+        try Task.checkCancellation()
+        try await threads.run { _ in try fileSystem.removeTemporaryFile(named: file.name, in: file.directory) }
     }
 }

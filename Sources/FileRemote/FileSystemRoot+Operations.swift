@@ -137,6 +137,36 @@ extension FileSystemRoot {
         )
     }
 
+    /// The temporary files (regular files only) directly inside the directory at `path`.
+    func temporaryFiles(in path: RemotePath) throws(RemoteStoreError) -> [TemporaryFile] {
+        let directory = try openExistingDirectory(at: path)
+        do {
+            var files: [TemporaryFile] = []
+            for name in try directory.entryNames() where name.hasPrefix(RemotePath.reservedTemporaryPrefix) {
+                guard let status = try directory.status(ofEntry: name), status.kind == .file else { continue }
+                files.append(TemporaryFile(directory: path, name: name, size: status.size, modificationDate: status.modificationDate))
+            }
+            return files
+        } catch {
+            throw FailureContext.remote(path).error(error, "list the temporary files in")
+        }
+    }
+
+    /// Removes the temporary file `name` in the directory at `path`; a missing one is success.
+    func removeTemporaryFile(named name: String, in path: RemotePath) throws(RemoteStoreError) {
+        guard name.hasPrefix(RemotePath.reservedTemporaryPrefix), !name.contains("/") else {
+            throw RemoteStoreError(.invalidPath, path: path, message: "'\(name)' is not the name of a temporary file")
+        }
+        let directory = try openExistingDirectory(at: path)
+        do {
+            try directory.removeEntry(named: name, isDirectory: false)
+        } catch where error.code == ENOENT {
+            return
+        } catch {
+            throw FailureContext.remote(path).error(error, "remove the temporary file \(name) in")
+        }
+    }
+
     /// Removes the temporary files in `path` (not below it) last modified before `cutoff`, and
     /// returns how many went and the real subdirectories (never links) still to visit.
     func removeTemporaryFiles(

@@ -181,6 +181,26 @@ public protocol RemoteStore: Sendable {
     /// - A failure part-way through a tree may leave some of it; repeating the call finishes it.
     func delete(_ path: RemotePath) async throws
 
+    /// The temporary files in `directory` (not below it): uploads in flight, and files that
+    /// interrupted uploads left behind. Their names start with
+    /// ``RemotePath/reservedTemporaryPrefix``, so ``list(_:)`` never returns them.
+    ///
+    /// ## Behavior
+    /// - Optional. The default returns none: for a store that writes no temporary files, or
+    ///   cannot tell them apart.
+    /// - Never returns an ordinary file or a directory (`temporaryFilesAreNeverOrdinaryFiles`).
+    /// - A missing directory throws ``RemoteStoreError/Code/notFound``, as ``list(_:)``.
+    /// - `rollsync verify` reports them; with `--repair` it deletes those last written more than
+    ///   a day ago, so choose a ``TemporaryFile/modificationDate`` source that moves while an
+    ///   upload writes.
+    func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile]
+
+    /// Deletes a temporary file that ``temporaryFiles(in:)`` returned; a missing one is success.
+    ///
+    /// The default throws ``RemoteStoreError/Code/unsupported`` (its ``temporaryFiles(in:)``
+    /// returns none, so nothing calls it).
+    func deleteTemporaryFile(_ file: TemporaryFile) async throws
+
     /// Releases connections and other resources. The store must not be used afterwards.
     ///
     /// Idempotent. The default implementation does nothing.
@@ -192,5 +212,11 @@ extension RemoteStore {
 
     public func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
         try await download(path, to: localFile)
+    }
+
+    public func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] { [] }
+
+    public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
+        throw RemoteStoreError(.unsupported, path: file.directory, message: "this store keeps no temporary files to delete")
     }
 }

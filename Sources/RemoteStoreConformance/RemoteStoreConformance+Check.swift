@@ -106,6 +106,11 @@ extension RemoteStoreConformance {
         /// `list` never returns the directory itself (a `.` entry), anything outside it, or a
         /// temporary file, also while uploads into it are in flight.
         case listNeverReturnsDotEntriesOrTemporaryFiles
+        /// `temporaryFiles(in:)` returns only names with ``RemotePath/reservedTemporaryPrefix``,
+        /// never a directory, also while an upload is in flight, and none once uploads are done;
+        /// deleting a temporary file that is not there succeeds (or is `unsupported`, for stores
+        /// that keep none).
+        case temporaryFilesAreNeverOrdinaryFiles
         /// `list` of an empty directory returns an empty array.
         case listOfEmptyDirectoryIsEmpty
         /// `list` of a directory of ``Options/largeDirectoryEntryCount`` entries (files and

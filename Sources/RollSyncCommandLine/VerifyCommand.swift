@@ -11,7 +11,9 @@ struct VerifyCommand: AsyncParsableCommand {
         discussion: """
             Without --deep, checks what names, sizes and the small index files tell (one listing per directory). \
             Nothing is changed unless --repair is given, which removes only what is provably safe: markers of \
-            removed clients and whole-store uploads interrupted more than a day ago. Exit code 6 when problems were found.
+            removed clients, and whole-store uploads and temporary files of uploads interrupted more than a day ago. \
+            Notices (an upload in flight, a file the format does not know) are listed too; exit code 6 only when \
+            problems were found.
             """
     )
 
@@ -32,10 +34,11 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         try output.console.emit(VerifyResult(document: session.settings.documentID, deep: deep, report: report))
         guard report.isClean else {
-            let repaired = report.problems.filter(\.repaired).count
+            let problems = report.problems.filter { $0.severity == .problem }
+            let repaired = problems.filter(\.repaired).count
             throw CommandLineError(
                 .problemsFound,
-                "\(report.problems.count) problems found in document \(session.settings.documentID)" + (repair ? ", \(repaired) repaired" : ""),
+                "\(problems.count) problems found in document \(session.settings.documentID)" + (repair ? ", \(repaired) repaired" : ""),
                 hint: repair || !report.problems.contains(where: \.isRepairable) ? nil : "`rollsync verify --repair` fixes those marked repairable"
             )
         }
@@ -50,12 +53,14 @@ struct VerifyResult: CommandResult {
     var report: VerificationReport
 
     var humanLines: [String] {
+        let problems = report.problems.filter { $0.severity == .problem }.count
+        let notices = report.problems.count - problems
         var lines = [
-            "document \(document): \(report.problems.isEmpty ? "no problems" : "\(report.problems.count) problems")"
+            "document \(document): \(problems == 0 ? "no problems" : "\(problems) problems")\(notices == 0 ? "" : ", \(notices) notices")"
                 + " (\(report.changeSetsChecked) change sets read, \(report.wholeStoresChecked) whole stores checked\(deep ? "" : "; names and sizes only, --deep reads every file"))"
         ]
         for problem in report.problems {
-            let mark = problem.repaired ? "repaired" : problem.isRepairable ? "repairable" : "problem"
+            let mark = problem.repaired ? "repaired" : problem.isRepairable ? "repairable" : problem.severity.rawValue
             lines.append("  \(mark): \(problem.kind) \(problem.path): \(problem.detail)")
         }
         let range = report.restorableRange

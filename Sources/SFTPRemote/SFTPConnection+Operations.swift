@@ -60,10 +60,43 @@ extension SFTPConnection {
 
     /// The direct children of `directory` that are files or directories, without temporary files.
     func list(_ directory: RemotePath) throws -> [RemoteItem] {
-        let location = try serverPath(directory)
-        let entries: [(name: String, attributes: LIBSSH2_SFTP_ATTRIBUTES)]
+        try entries(of: directory).compactMap { entry in
+            guard !entry.name.hasPrefix(RemotePath.reservedTemporaryPrefix),
+                let child = try? directory.appending(RemotePath(components: [entry.name]))
+            else { return nil }
+            return entry.attributes.remoteItem(at: child)
+        }
+    }
+
+    /// The temporary files (regular files only) directly inside `directory`.
+    func temporaryFiles(in directory: RemotePath) throws -> [TemporaryFile] {
+        try entries(of: directory).compactMap { entry in
+            guard entry.name.hasPrefix(RemotePath.reservedTemporaryPrefix), entry.attributes.remoteKind == .file,
+                let item = entry.attributes.remoteItem(at: directory)
+            else { return nil }
+            return TemporaryFile(directory: directory, name: entry.name, size: item.size, modificationDate: item.modificationDate)
+        }
+    }
+
+    /// Deletes a temporary file; a missing one is success.
+    func deleteTemporaryFile(_ file: TemporaryFile) throws {
+        guard file.name.hasPrefix(RemotePath.reservedTemporaryPrefix), !file.name.contains("/") else {
+            throw RemoteStoreError(.invalidPath, path: file.directory, message: "'\(file.name)' is not the name of a temporary file")
+        }
+        let directory = try serverPath(file.directory)
+        let location = (directory == "/" ? "" : directory) + "/" + file.name
         do {
-            entries = try readDirectory(location)
+            try ignoringMissing(location) { try unlink(location) }
+        } catch let failure as SFTPFailure {
+            throw failure.remoteStoreError("cannot delete the temporary file '\(file)'", path: file.directory)
+        }
+    }
+
+    /// Every entry of the directory `directory`, temporary files included.
+    private func entries(of directory: RemotePath) throws -> [(name: String, attributes: LIBSSH2_SFTP_ATTRIBUTES)] {
+        let location = try serverPath(directory)
+        do {
+            return try readDirectory(location)
         } catch let failure as SFTPFailure where !failure.breaksConnection {
             guard let attributes = try stat(location, for: directory) else {
                 throw RemoteStoreError(.notFound, path: directory, message: "the directory '\(directory)' does not exist")
@@ -74,12 +107,6 @@ extension SFTPConnection {
             throw failure.remoteStoreError("cannot list '\(directory)'", path: directory)
         } catch let failure as SFTPFailure {
             throw failure.remoteStoreError("cannot list '\(directory)'", path: directory)
-        }
-        return entries.compactMap { entry in
-            guard !entry.name.hasPrefix(RemotePath.reservedTemporaryPrefix),
-                let child = try? directory.appending(RemotePath(components: [entry.name]))
-            else { return nil }
-            return entry.attributes.remoteItem(at: child)
         }
     }
 

@@ -101,6 +101,17 @@ public final class SFTPRemoteStore: RemoteStore {
         try await withConnection { try await $0.delete(path) }
     }
 
+    /// The temporary files directly inside `directory` (uploads in flight or left by interrupted
+    /// ones), with sizes and modification times at SFTP's 1-second precision.
+    public func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] {
+        try await withConnection { try await $0.temporaryFiles(in: directory) }
+    }
+
+    /// Deletes one temporary file; a missing one is success.
+    public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
+        try await withConnection { try await $0.deleteTemporaryFile(file) }
+    }
+
     /// Disconnects every connection. Calls made afterwards throw `unsupported`.
     public func close() async {
         await pool.close()

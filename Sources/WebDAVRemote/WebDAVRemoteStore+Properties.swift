@@ -97,9 +97,37 @@ extension WebDAVRemoteStore {
         of directory: RemotePath,
         endpoint: WebDAVEndpoint
     ) throws -> [(path: RemotePath, entry: MultistatusEntry)] {
+        try members(in: entries, of: directory, endpoint: endpoint).compactMap { member in
+            guard !member.name.hasPrefix(RemotePath.reservedTemporaryPrefix),
+                let path = try? directory.appending(RemotePath(components: [member.name]))
+            else { return nil }
+            return (path, member.entry)
+        }
+    }
+
+    /// The temporary files listed in a Depth 1 answer for `directory` (checked as for
+    /// ``children(in:of:endpoint:)``).
+    static func temporaryFiles(
+        in entries: [MultistatusEntry],
+        of directory: RemotePath,
+        endpoint: WebDAVEndpoint
+    ) throws -> [TemporaryFile] {
+        try members(in: entries, of: directory, endpoint: endpoint).compactMap { member in
+            guard member.name.hasPrefix(RemotePath.reservedTemporaryPrefix), !member.entry.isCollection else { return nil }
+            return TemporaryFile(directory: directory, name: member.name, size: member.entry.contentLength, modificationDate: member.entry.lastModified)
+        }
+    }
+
+    /// Every member listed in a Depth 1 answer for `directory`, temporary files included, once
+    /// each, without members the server could not describe.
+    private static func members(
+        in entries: [MultistatusEntry],
+        of directory: RemotePath,
+        endpoint: WebDAVEndpoint
+    ) throws -> [(name: String, entry: MultistatusEntry)] {
         var sawDirectory = false
         var names = Set<String>()
-        var children: [(path: RemotePath, entry: MultistatusEntry)] = []
+        var children: [(name: String, entry: MultistatusEntry)] = []
         for entry in entries {
             guard let components = endpoint.relativeComponents(ofHref: entry.href) else {
                 throw RemoteStoreError(
@@ -124,12 +152,9 @@ extension WebDAVRemoteStore {
                     message: "the listing names \(entry.href), which is not a direct child of the directory"
                 )
             }
-            if name.hasPrefix(RemotePath.reservedTemporaryPrefix) { continue }
             if let status = entry.status, !(200..<300).contains(status) { continue }
-            guard let path = try? directory.appending(RemotePath(components: [name])), names.insert(name).inserted else {
-                continue
-            }
-            children.append((path, entry))
+            guard names.insert(name).inserted else { continue }
+            children.append((name, entry))
         }
         guard sawDirectory else {
             throw RemoteStoreError(.invalidResponse, path: directory, message: "the listing does not describe the directory itself")

@@ -233,10 +233,33 @@ public final class WebDAVRemoteStore: RemoteStore {
 
     /// `PROPFIND` with `Depth: 1`: one request whatever the number of children.
     public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
-        let entries: [MultistatusEntry]
+        try Self.children(in: try await members(of: directory), of: directory, endpoint: client.endpoint).map { item(for: $0.entry, at: $0.path) }
+    }
+
+    /// The temporary files directly inside `directory` (uploads in flight or left by interrupted
+    /// ones), with the sizes and modification times the server reports.
+    public func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] {
+        try Self.temporaryFiles(in: try await members(of: directory), of: directory, endpoint: client.endpoint)
+    }
+
+    /// Deletes one temporary file; a missing one is success.
+    public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
+        guard file.name.hasPrefix(RemotePath.reservedTemporaryPrefix), !file.name.contains("/") else {
+            throw RemoteStoreError(.invalidPath, path: file.directory, message: "'\(file.name)' is not the name of a temporary file")
+        }
+        _ = try await client.send(
+            HTTPRequest(method: "DELETE", url: client.endpoint.url(components: file.directory.components + [file.name], collection: false)),
+            for: file.directory,
+            accepting: [200, 202, 204, 404],
+            idempotent: true
+        )
+    }
+
+    /// The Depth 1 PROPFIND answer for `directory`.
+    private func members(of directory: RemotePath) async throws -> [MultistatusEntry] {
         switch try await propfind(directory, collection: true, depth: 1) {
         case .entries(let listed):
-            entries = listed
+            return listed
         case .refused(let status, let body):
             // 404/409 (missing), 400 (Apache) or 403 (lighttpd, for a file named with a trailing
             // slash or anything below a file): the directory's own properties tell which.
@@ -246,7 +269,6 @@ public final class WebDAVRemoteStore: RemoteStore {
             case true: throw RemoteStoreError.httpStatus(status, method: "PROPFIND", path: directory, body: body)
             }
         }
-        return try Self.children(in: entries, of: directory, endpoint: client.endpoint).map { item(for: $0.entry, at: $0.path) }
     }
 
     /// `DELETE` (with a trailing slash for collections); a missing path is success.

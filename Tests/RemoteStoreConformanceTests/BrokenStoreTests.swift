@@ -54,6 +54,9 @@ struct BrokenStoreCase: Sendable, CustomTestStringConvertible {
         .init(name: "list omits directories", caughtBy: [.listReturnsFilesAndDirectoriesWithKinds]) { BrokenStores.ListOmitsDirectories() },
         .init(name: "list returns '.'", caughtBy: [.listNeverReturnsDotEntriesOrTemporaryFiles]) { BrokenStores.ListReturnsDotEntry() },
         .init(name: "list is recursive", caughtBy: [.listIsNotRecursive]) { BrokenStores.ListIsRecursive() },
+        .init(name: "temporaryFiles returns ordinary files", caughtBy: [.temporaryFilesAreNeverOrdinaryFiles]) {
+            BrokenStores.TemporaryFilesListsOrdinaryFiles()
+        },
         .init(name: "dates missing though declared", caughtBy: [.modificationDatesAreReportedWhenDeclared]) { BrokenStores.DatesMissing() },
         .init(name: "copy aliases the source", caughtBy: [.copyIsIndependentOfSource]) { BrokenStores.CopyAliasesSource() },
         .init(name: "names are percent-decoded", caughtBy: [.hostileNamesRoundTrip, .hostileDirectoryNamesRoundTrip]) {

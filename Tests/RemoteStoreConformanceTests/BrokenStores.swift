@@ -185,6 +185,14 @@ enum BrokenStores {
         }
     }
 
+    /// `temporaryFiles(in:)` returns the directory's ordinary files.
+    struct TemporaryFilesListsOrdinaryFiles: ForwardingStore {
+        let base = InMemoryRemoteStore()
+        func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] {
+            try await base.list(directory).map { TemporaryFile(directory: directory, name: $0.name, size: $0.size) }
+        }
+    }
+
     /// `list` returns the whole tree below the directory.
     struct ListIsRecursive: ForwardingStore {
         let base = InMemoryRemoteStore()

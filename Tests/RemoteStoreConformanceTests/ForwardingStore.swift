@@ -21,6 +21,8 @@ extension ForwardingStore {
     func copy(_ source: RemotePath, to destination: RemotePath) async throws { try await base.copy(source, to: destination) }
     func list(_ directory: RemotePath) async throws -> [RemoteItem] { try await base.list(directory) }
     func delete(_ path: RemotePath) async throws { try await base.delete(path) }
+    func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] { try await base.temporaryFiles(in: directory) }
+    func deleteTemporaryFile(_ file: TemporaryFile) async throws { try await base.deleteTemporaryFile(file) }
 }
 
 /// Forwards everything unchanged: proves that the forwarding itself is correct. Forwarders made

@@ -45,6 +45,24 @@ func syncNotebook(_ notebook: DocumentSyncManager) async throws -> String {
 }
 // END GettingStarted
 
+// BEGIN History
+/// Checks the notebook's remote copy, prints what changed since `since`, and writes the notebook
+/// as it was at `moment` to `file`.
+func inspectHistory(of notebook: DocumentSyncManager, since: Date, moment: Date, into file: URL) async throws -> VerificationReport {
+    // Check the remote copy: what is wrong and where; nothing changes unless repair is asked.
+    let check = try await notebook.verifyRemote(VerificationOptions(deep: true))
+    for problem in check.problems { print(problem.kind, problem.path, problem.detail) }
+
+    // Who changed what, oldest first; names decide time and client filters, each set is read once.
+    let log = try await notebook.history(matching: HistoryQuery(since: since, table: "note", includeRows: true))
+    for entry in log.entries { print(entry.time, entry.client, entry.tables, entry.appliedHere ?? false) }
+
+    // The document as it was at a moment, into a new file (the local database is untouched).
+    try await notebook.restore(.at(moment), to: file)
+    return check
+}
+// END History
+
 @Suite("Getting started")
 struct GettingStartedTests {
     @Test("the guide's example syncs two databases through a folder")
@@ -62,14 +80,33 @@ struct GettingStartedTests {
         #expect(body == "from the laptop")
     }
 
-    @Test("Docs/GettingStarted.md shows exactly the code compiled here")
-    func guideMatchesThisFile() throws {
+    @Test("the guide's history example verifies, logs and restores")
+    func historyExample() async throws {
+        let devices = try TemporaryDirectory()
+        let shared = try TemporaryDirectory()
+        let laptop = try openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, syncFolder: shared.url, device: "laptop")
+        try await laptop.localStore.writer.write { db in try db.execute(sql: "INSERT INTO note VALUES ('n1', 'Hello', 'first')") }
+        _ = try await laptop.synchronize()
+        let moment = Date()
+        await ScriptedHistory.waitForNextMillisecond(after: moment)
+        try await laptop.localStore.writer.write { db in try db.execute(sql: "UPDATE note SET body = 'second' WHERE id = 'n1'") }
+        _ = try await laptop.synchronize()
+        let file = devices.url.appendingPathComponent("then.sqlite")
+        let check = try await inspectHistory(of: laptop, since: .distantPast, moment: moment, into: file)
+        #expect(check.isClean && check.changeSetsChecked == 2)
+        let then = try DatabaseQueue(path: file.path)
+        #expect(try await then.read { db in try String.fetchOne(db, sql: "SELECT body FROM note") } == "first")
+        try then.close()
+    }
+
+    @Test("Docs/GettingStarted.md shows exactly the code compiled here", arguments: ["GettingStarted", "History"])
+    func guideMatchesThisFile(example name: String) throws {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         let guideURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Docs/GettingStarted.md")
         let guide = try String(contentsOf: guideURL, encoding: .utf8)
-        let begin = try #require(source.range(of: "// BEGIN GettingStarted\n"))
-        let end = try #require(source.range(of: "// END GettingStarted"))
+        let begin = try #require(source.range(of: "// BEGIN \(name)\n"))
+        let end = try #require(source.range(of: "// END \(name)"))
         let example = String(source[begin.upperBound..<end.lowerBound])
         #expect(guide.contains(example))
     }

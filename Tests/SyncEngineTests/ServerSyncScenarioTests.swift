@@ -40,7 +40,7 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
         let store = try await Self.registry.makeStore(for: configuration(path: folder.string + "/"))
         var failure: (any Error)?
         do {
-            try await body(TestRemote(store: store))
+            try await body(TestRemote(store: store, localRoot: localDataDirectory?.appendingPathComponent(folder.string)))
         } catch {
             failure = error
         }
@@ -48,6 +48,16 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
         try? await baseStore.delete(folder)
         await baseStore.close()
         if let failure { throw failure }
+    }
+
+    /// The directory on this machine that holds the server's root, when the test scripts say.
+    private var localDataDirectory: URL? {
+        let variable = switch self {
+        case .sftp: "ROLLSYNC_TEST_SFTP_DATA"
+        case .webdavApache: "ROLLSYNC_TEST_WEBDAV_APACHE_DATA"
+        case .wsgidav, .nginx, .lighttpd: ""
+        }
+        return Self.environment[variable].map { URL(fileURLWithPath: $0) }
     }
 
     /// The variable holding the URL of a WebDAV server (`Scripts/test-servers.d`).

@@ -20,12 +20,17 @@ struct TestRemote: Sendable {
     let store: any RemoteStore
     let memory: InMemoryRemoteStore?
     let folder: TemporaryDirectory?
+    /// Where the store's root lies on this machine's file system, when it does (a folder, or a
+    /// test server on loopback whose data directory is known): tests plant files there that no
+    /// ``RemoteStore`` call can make, such as an interrupted upload's temporary file.
+    let localRoot: URL?
 
     /// A remote on any store, such as one of the real test servers.
-    init(store: any RemoteStore) {
+    init(store: any RemoteStore, localRoot: URL? = nil) {
         self.store = store
         memory = nil
         folder = nil
+        self.localRoot = localRoot
     }
 
     init(_ backend: Backend) throws {
@@ -35,10 +40,12 @@ struct TestRemote: Sendable {
             store = memory
             self.memory = memory
             folder = nil
+            localRoot = nil
         case .folder:
             let folder = try TemporaryDirectory()
             store = try FileRemoteStore(root: folder.url)
             self.folder = folder
+            localRoot = folder.url
             memory = nil
         }
     }

@@ -52,6 +52,32 @@ extension ConformanceContext {
         try await expectListing(path("folder"), [:])
     }
 
+    func temporaryFilesAreNeverOrdinaryFiles() async throws {
+        try await write(Self.randomData(7), to: path("small"))
+        try await createDirectory(path("folder"))
+        let check: @Sendable (String) async throws -> Void = { moment in
+            let files = try await perform("temporaryFiles \(moment)", directory) { try await store.temporaryFiles(in: directory) }
+            for file in files where !file.name.hasPrefix(RemotePath.reservedTemporaryPrefix) || file.directory != directory {
+                throw failure(directory, expected: "only temporary files of the directory", actual: "temporaryFiles \(moment) returned '\(file)'")
+            }
+        }
+        try await whileWriting(observers: [{ try await check("during an upload") }]) {
+            try await write(Self.randomData(options.largeFileSize), to: path("large.bin"))
+        }
+        let left = try await perform("temporaryFiles after the uploads", directory) { try await store.temporaryFiles(in: directory) }
+        guard left.isEmpty else {
+            throw failure(directory, expected: "no temporary file once every upload has finished", actual: "\(left.map(\.description))")
+        }
+        let missing = TemporaryFile(directory: directory, name: RemotePath.reservedTemporaryPrefix + "never-written")
+        do {
+            try await store.deleteTemporaryFile(missing)
+        } catch let error as RemoteStoreError where error.code == .unsupported {
+            return
+        } catch {
+            throw failure(directory, expected: "deleting a missing temporary file succeeds", actual: "it threw \(error)")
+        }
+    }
+
     func listOfEmptyDirectoryIsEmpty() async throws {
         try await expectListing(directory, [:])
         try await createDirectory(path("empty"))

@@ -41,6 +41,7 @@ extension ConformanceContext {
         case .listReturnsFilesAndDirectoriesWithKinds: try await listReturnsFilesAndDirectoriesWithKinds()
         case .listIsNotRecursive: try await listIsNotRecursive()
         case .listNeverReturnsDotEntriesOrTemporaryFiles: try await listNeverReturnsDotEntriesOrTemporaryFiles()
+        case .temporaryFilesAreNeverOrdinaryFiles: try await temporaryFilesAreNeverOrdinaryFiles()
         case .listOfEmptyDirectoryIsEmpty: try await listOfEmptyDirectoryIsEmpty()
         case .largeDirectoryListsEveryEntryOnce: try await largeDirectoryListsEveryEntryOnce()
         case .listOfMissingDirectoryThrowsNotFound: try await listOfMissingDirectoryThrowsNotFound()

@@ -10,7 +10,8 @@ public struct HistoryQuery: Sendable, Equatable {
     public var until: Date?
     /// Only sets of these clients (all when empty).
     public var clients: Set<SyncIdentifier>
-    /// Only sets that change this table; their counts and rows are limited to it.
+    /// Only sets that change this table (compared as SQLite compares names, ignoring ASCII case);
+    /// their counts and rows are limited to it.
     public var table: String?
     /// Only sets that change the row with this key (TEXT as it is, a BLOB as `x'0a1b…'`); their
     /// rows are limited to it.
@@ -123,7 +124,7 @@ extension HistoryEntry {
         var matched = !query.filtersByContent
         while let change = try reader.next() {
             total += 1
-            if let table = query.table, change.table != table { continue }
+            if let table = query.table, change.table.caseInsensitiveCompare(table) != .orderedSame { continue }
             let key = Self.describe(key: change.key)
             if let wanted = query.key, key != wanted { continue }
             matched = true
@@ -189,7 +190,10 @@ struct HistoryLogReader: Sendable {
         for (index, set) in matching.enumerated() {
             progress(SyncProgress(phase: .downloading, itemsDone: index, itemsTotal: matching.count))
             if descriptions[set.client] == nil {
-                descriptions[set.client] = try await application.remote.readJSONIfPresent(DeviceInfo.self, from: application.layout.deviceInfo(set.client))?.description
+                // A description that cannot be read is left out; it never stops the log.
+                descriptions[set.client] = .some(
+                    try? await application.remote.readJSONIfPresent(DeviceInfo.self, from: application.layout.deviceInfo(set.client))?.description
+                )
             }
             do {
                 let entry = try await fetcher.withFetched(set.name, of: set.client) { url, _ in

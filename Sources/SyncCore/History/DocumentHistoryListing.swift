@@ -31,8 +31,15 @@ struct DocumentHistoryListing: Sendable {
     var vacuumMarkers: [SyncIdentifier: [VacuumMarkerName]] = [:]
     /// The clients with a `SyncChanges/` directory (registered to the document).
     var clientDirectories: Set<SyncIdentifier> = []
-    /// The listing of `RecentSyncs/` (empty if it is missing).
+    /// The listing of `RecentSyncs/` (empty if it is missing), made before the change-set
+    /// directories were listed.
     var recentSyncs: [RemoteItem] = []
+    /// The listing of `RecentSyncs/` made again after them: markers only move forward, so a set
+    /// uploaded while the directories were listed is announced by one of the two.
+    var recentSyncsAfterSets: [RemoteItem] = []
+    /// Whether `SyncChanges/` exists (a document without it is broken, and its markers say
+    /// nothing about removed clients).
+    var hasSyncChangesDirectory = false
     /// Every whole-store unit, complete or not, oldest first.
     var units: [WholeStoreCatalog.Unit] = []
     /// Names the format does not know, anywhere in the document.
@@ -65,6 +72,7 @@ struct DocumentHistoryListing: Sendable {
             listing.unknown.append(UnknownEntry(path: item.path, isDirectory: item.isDirectory))
         }
         try await listing.readChangeSets(remote: remote, layout: layout)
+        listing.recentSyncsAfterSets = try await remote.listIfPresent(layout.recentSyncs) ?? []
         listing.units = try await WholeStoreCatalog(remote: remote, layout: layout).units()
         for unit in listing.units {
             let expected: Set<String> = [WholeStoreManifest.manifestFileName, WholeStoreManifest.indexFileName, WholeStoreManifest.storeFileName]
@@ -92,7 +100,9 @@ struct DocumentHistoryListing: Sendable {
     }
 
     private mutating func readChangeSets(remote: CodedRemote, layout: DocumentLayout) async throws {
-        for item in try await remote.listIfPresent(layout.syncChanges) ?? [] {
+        let directories = try await remote.listIfPresent(layout.syncChanges)
+        hasSyncChangesDirectory = directories != nil
+        for item in directories ?? [] {
             guard item.isDirectory, let client = try? SyncIdentifier(item.name) else {
                 unknown.append(UnknownEntry(path: item.path, isDirectory: item.isDirectory))
                 continue

@@ -57,19 +57,39 @@ public struct VerificationReport: Sendable, Equatable, Codable {
             /// Vacuumed history that no usable whole store contains: a new client cannot join and
             /// a client that missed it cannot catch up.
             public static let lostHistory = Kind(rawValue: "lostHistory")
+            /// A temporary file an upload left behind (a killed process, a dropped connection),
+            /// or one still being written. Repairable once not written for
+            /// ``VerificationOptions/leftoverAge``.
+            public static let temporaryFile = Kind(rawValue: "temporaryFile")
             /// A last-sync marker of a client that has no change-set directory (a removed client).
             /// Repairable.
             public static let staleMarker = Kind(rawValue: "staleMarker")
             /// A change-set or whole-store directory of a client the application does not know.
             public static let unknownClient = Kind(rawValue: "unknownClient")
-            /// A file or directory the remote format does not know.
+            /// A file or directory the remote format does not know (a notice: readers ignore it).
             public static let unknownFile = Kind(rawValue: "unknownFile")
+            /// Change sets that whole stores contain are in no directory any more and no vacuum
+            /// marker names them (a removed client's, or lost): a notice, since restores can start
+            /// only from whole stores that hold them.
+            public static let historyOnlyInWholeStores = Kind(rawValue: "historyOnlyInWholeStores")
             /// The document has no `documentInfo.json`: its creation was interrupted.
             public static let incompleteDocument = Kind(rawValue: "incompleteDocument")
         }
 
+        /// How much a finding matters.
+        public enum Severity: String, Sendable, Codable {
+            /// Something is wrong: data is damaged or missing, or leftovers wait for a repair.
+            case problem
+            /// Worth knowing, harmless to every reader, and often passing: an upload in flight,
+            /// a file the format does not know, a whole store readers skip, history only whole
+            /// stores hold.
+            case notice
+        }
+
         /// The kind of problem.
         public var kind: Kind
+        /// How much it matters: only problems make a report unclean.
+        public var severity: Severity
         /// The remote path of the file or directory concerned, relative to the store's root.
         public var path: String
         /// The client concerned, if any.
@@ -82,8 +102,12 @@ public struct VerificationReport: Sendable, Equatable, Codable {
         public var repaired: Bool
 
         /// Describes a problem.
-        public init(kind: Kind, path: String, client: String? = nil, detail: String, isRepairable: Bool = false, repaired: Bool = false) {
+        public init(
+            kind: Kind, severity: Severity = .problem, path: String, client: String? = nil, detail: String, isRepairable: Bool = false,
+            repaired: Bool = false
+        ) {
             self.kind = kind
+            self.severity = severity
             self.path = path
             self.client = client
             self.detail = detail
@@ -92,7 +116,7 @@ public struct VerificationReport: Sendable, Equatable, Codable {
         }
     }
 
-    /// Every problem found, in path order.
+    /// Every finding, problems and notices, in path order.
     public var problems: [Problem] = []
     /// How many change sets were checked (downloaded, with ``VerificationOptions/deep``).
     public var changeSetsChecked = 0
@@ -101,8 +125,9 @@ public struct VerificationReport: Sendable, Equatable, Codable {
     /// The moments the document can be restored to (see ``RestorableRange``).
     public var restorableRange: RestorableRange
 
-    /// True when nothing is wrong (repaired problems count as found).
-    public var isClean: Bool { problems.isEmpty }
+    /// True when nothing is wrong: no finding of severity ``Problem/Severity/problem``
+    /// (repaired ones count as found).
+    public var isClean: Bool { !problems.contains { $0.severity == .problem } }
 
     /// Creates a report.
     public init(problems: [Problem] = [], changeSetsChecked: Int = 0, wholeStoresChecked: Int = 0, restorableRange: RestorableRange) {

@@ -2,16 +2,21 @@ import Foundation
 import RemoteProtocol
 
 /// Checks one remote document against the rules of the remote format (Docs/RemoteFormat.md) and
-/// reports every problem with what and where; with ``VerificationOptions/repair``, carries out
-/// the repairs that are provably safe and nothing else:
+/// reports every finding with what and where (problems, and notices for what is harmless or
+/// passing, such as an upload in flight); with ``VerificationOptions/repair``, carries out the
+/// repairs that are provably safe and nothing else:
 ///
 /// - last-sync markers of clients without a change-set directory (a removed client: the removal
 ///   deletes exactly these, and a client that syncs again writes a new one);
-/// - whole-store units without a manifest older than ``VerificationOptions/leftoverAge`` (readers
-///   ignore them; an upload that old is not running any more).
+/// - whole-store units without a manifest whose name and files are older than
+///   ``VerificationOptions/leftoverAge`` (readers ignore them; an upload that old is not running
+///   any more), listed again just before the deletion;
+/// - temporary files of the store's uploads (``RemoteStore/temporaryFiles(in:)``) in the
+///   document's directories not written for ``VerificationOptions/leftoverAge``.
 ///
-/// Backends hide their own temporary files (``RemotePath/reservedTemporaryPrefix``) from
-/// listings, so they are neither seen nor counted here.
+/// Syncs, uploads and vacuums may run meanwhile: `RecentSyncs/` is listed before and after the
+/// change-set directories, and a file that disappears between a listing and its check is
+/// skipped, not reported.
 struct HistoryVerifier: Sendable {
     let application: ApplicationRegistration
     let documentID: SyncIdentifier
@@ -24,6 +29,19 @@ struct HistoryVerifier: Sendable {
 
     private typealias Problem = VerificationReport.Problem
 
+    /// A finding with what a repair would do.
+    private struct Finding {
+        var problem: Problem
+        var repair: Repair?
+    }
+
+    /// A provably safe repair.
+    private enum Repair {
+        case deleteMarker(RemotePath)
+        case deleteIncompleteUnit(WholeStoreCatalog.Unit)
+        case deleteTemporaryFile(TemporaryFile)
+    }
+
     private var remote: CodedRemote { application.remote }
     private var layout: DocumentLayout { application.layout.document(documentID) }
 
@@ -33,52 +51,69 @@ struct HistoryVerifier: Sendable {
         guard listing.integrityKey != nil || listing.isComplete || !listing.sets.isEmpty else {
             throw SyncError(.notFound, "document \(documentID) does not exist in application \(application.applicationID)")
         }
-        var problems: [Problem] = []
+        var findings: [Finding] = []
         if !listing.isComplete {
-            problems.append(Problem(kind: .incompleteDocument, path: layout.documentInfo.string, detail: "the document's creation did not complete (no documentInfo.json)"))
+            findings.append(Finding(problem: Problem(
+                kind: .incompleteDocument, path: layout.documentInfo.string, detail: "the document's creation did not complete (no documentInfo.json)"
+            )))
         }
         for entry in listing.unknown {
-            problems.append(Problem(kind: .unknownFile, path: entry.path.string, detail: "the remote format has no \(entry.isDirectory ? "directory" : "file") of this name here"))
+            findings.append(Finding(problem: Problem(
+                kind: .unknownFile, severity: .notice, path: entry.path.string,
+                detail: "the remote format has no \(entry.isDirectory ? "directory" : "file") of this name here; readers ignore it"
+            )))
         }
-        problems += try await clientProblems(listing)
-        problems += markerProblems(listing)
+        findings += try await clientProblems(listing).map { Finding(problem: $0) }
+        findings += markerFindings(listing)
         if options.deep {
-            problems += try await recordProblems(listing)
+            findings += try await recordProblems(listing).map { Finding(problem: $0) }
         }
         var report = VerificationReport(restorableRange: RestorableRange(isRestorable: false, earliest: nil, latest: nil))
-        problems += try await changeSetProblems(listing, into: &report)
-        let units = try await unitProblems(listing, into: &report)
-        problems += units.problems
-        let vacuumed = listing.newestVacuumed
-        if !vacuumed.isEmpty, units.usableDates.isEmpty {
-            problems.append(Problem(
-                kind: .lostHistory, path: layout.wholeStores.string,
-                detail: "vacuum removed change sets of \(vacuumed.keys.map(\.rawValue).sorted().joined(separator: ", ")) and no usable whole store contains them"
-            ))
-        }
-        report.restorableRange = RestorableRange(
-            isRestorable: vacuumed.isEmpty || !units.usableDates.isEmpty,
-            earliest: vacuumed.isEmpty ? nil : units.usableDates.min(),
-            latest: listing.sets.last.map { $0.name.clock.date }
-        )
+        findings += try await changeSetProblems(listing, into: &report).map { Finding(problem: $0) }
+        findings += try await unitFindings(listing, into: &report)
+        findings += try await temporaryFileFindings(listing)
+        let bases = try await RestoreBases.read(listing, remote: remote, layout: layout)
+        findings += historyFindings(listing, bases: bases)
+        report.restorableRange = bases.range(in: listing)
         if options.repair {
-            for index in problems.indices where problems[index].isRepairable {
-                try await remote.delete(try RemotePath(problems[index].path))
-                problems[index].repaired = true
+            for index in findings.indices {
+                guard let repair = findings[index].repair else { continue }
+                do {
+                    findings[index].problem.repaired = try await carryOut(repair)
+                } catch {
+                    findings[index].problem.detail += " (the repair failed: \(error))"
+                }
             }
         }
-        report.problems = problems.sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
+        report.problems = findings.map(\.problem).sorted { ($0.path, $0.kind.rawValue) < ($1.path, $1.kind.rawValue) }
         return report
     }
 
-    /// Directories of clients the application does not know.
+    /// Carries out a repair; false if, looked at again, it is no longer due.
+    private func carryOut(_ repair: Repair) async throws -> Bool {
+        switch repair {
+        case .deleteMarker(let path):
+            try await remote.delete(path)
+        case .deleteIncompleteUnit(let unit):
+            // The upload may have finished since the listing: then the unit is complete and stays.
+            let files = try await remote.listIfPresent(layout.wholeStoreUnit(unit.name, of: unit.client)) ?? []
+            guard !files.contains(where: { $0.name == WholeStoreManifest.manifestFileName }) else { return false }
+            try await remote.delete(layout.wholeStoreUnit(unit.name, of: unit.client))
+        case .deleteTemporaryFile(let file):
+            try await remote.remote { try await remote.store.deleteTemporaryFile(file) }
+        }
+        return true
+    }
+
+    /// Directories of clients the application does not know: their sets would be applied by
+    /// every reader.
     private func clientProblems(_ listing: DocumentHistoryListing) async throws -> [Problem] {
         let known = Set((try await remote.listIfPresent(application.layout.clientDevices) ?? []).filter(\.isDirectory).map(\.name))
         var problems: [Problem] = []
         for client in listing.clientDirectories where !known.contains(client.rawValue) {
             problems.append(Problem(
                 kind: .unknownClient, path: layout.changeSets(of: client).string, client: client.rawValue,
-                detail: "no client \(client) is registered with the application (ClientDevices/)"
+                detail: "no client \(client) is registered with the application (ClientDevices/), yet readers apply its change sets"
             ))
         }
         for client in Set(listing.units.map(\.client)) where !known.contains(client.rawValue) {
@@ -91,19 +126,24 @@ struct HistoryVerifier: Sendable {
     }
 
     /// Markers of removed clients, and (format 2) what the markers announce.
-    private func markerProblems(_ listing: DocumentHistoryListing) -> [Problem] {
-        var problems: [Problem] = []
+    private func markerFindings(_ listing: DocumentHistoryListing) -> [Finding] {
+        var findings: [Finding] = []
         for item in listing.recentSyncs {
             guard let name = RecentSyncName(fileName: item.name), !listing.clientDirectories.contains(name.clientID) else { continue }
-            problems.append(Problem(
-                kind: .staleMarker, path: item.path.string, client: name.clientID.rawValue,
-                detail: "a last-sync marker of \(name.clientID), which has no change-set directory (removed from the document)",
-                isRepairable: true
+            let safe = listing.hasSyncChangesDirectory
+            findings.append(Finding(
+                problem: Problem(
+                    kind: .staleMarker, path: item.path.string, client: name.clientID.rawValue,
+                    detail: "a last-sync marker of \(name.clientID), which has no change-set directory (removed from the document)",
+                    isRepairable: safe
+                ),
+                repair: safe ? .deleteMarker(item.path) : nil
             ))
         }
-        guard application.format.announcesNewestSets else { return problems }
+        guard application.format.announcesNewestSets else { return findings }
         let vacuumed = listing.newestVacuumed
-        for (client, newest) in RecentSyncName.newestSetsByClient(in: listing.recentSyncs) where listing.clientDirectories.contains(client) {
+        let announcements = RecentSyncName.newestSetsByClient(in: listing.recentSyncs + listing.recentSyncsAfterSets)
+        for (client, newest) in announcements where listing.clientDirectories.contains(client) {
             let sets = listing.sets.filter { $0.client == client }.map(\.name)
             let announced: ChangeSetName?
             switch newest {
@@ -112,19 +152,20 @@ struct HistoryVerifier: Sendable {
             case .set(let name): announced = name
             }
             if let announced, !sets.contains(announced), !(vacuumed[client].map { announced <= $0 } ?? false) {
-                problems.append(Problem(
-                    kind: .missingChangeSet, path: layout.changeSet(announced, of: client).string, client: client.rawValue,
-                    detail: "the last-sync marker of \(client) names this set, which does not exist (or its upload is still running)"
-                ))
+                findings.append(Finding(problem: Problem(
+                    kind: .missingChangeSet, severity: .notice, path: layout.changeSet(announced, of: client).string, client: client.rawValue,
+                    detail: "the newest last-sync marker of \(client) names this set, which is not there: its upload is running, or failed "
+                        + "and its changes go out in \(client)'s next set (readers list \(client)'s directory until then)"
+                )))
             }
             for set in sets where announced.map({ set > $0 }) ?? true {
-                problems.append(Problem(
+                findings.append(Finding(problem: Problem(
                     kind: .unannouncedChangeSet, path: layout.changeSet(set, of: client).string, client: client.rawValue,
                     detail: "newer than every set the markers of \(client) announce: other clients will not look for it until \(client) syncs again"
-                ))
+                )))
             }
         }
-        return problems
+        return findings
     }
 
     /// Sets named by the newest last-sync record of each client that exist nowhere.
@@ -144,7 +185,8 @@ struct HistoryVerifier: Sendable {
             for (other, fileName) in record.appliedThrough.sorted(by: { $0.key < $1.key }) {
                 guard let otherClient = try? SyncIdentifier(other), listing.clientDirectories.contains(otherClient),
                     let set = ChangeSetName(fileName: fileName), !listed.contains("\(other)/\(fileName)"),
-                    !(vacuumed[otherClient].map { set <= $0 } ?? false)
+                    !(vacuumed[otherClient].map { set <= $0 } ?? false),
+                    try await remote.exists(layout.changeSet(set, of: otherClient)) == nil
                 else { continue }
                 problems.append(Problem(
                     kind: .missingChangeSet, path: layout.changeSet(set, of: otherClient).string, client: other,
@@ -162,61 +204,73 @@ struct HistoryVerifier: Sendable {
         let totalBytes = listing.sets.reduce(Int64(0)) { $0 + ($1.size ?? 0) }
         var bytesDone: Int64 = 0
         for (index, set) in listing.sets.enumerated() {
-            let path = layout.changeSet(set.name, of: set.client).string
+            let path = layout.changeSet(set.name, of: set.client)
             if let size = set.size, size < Self.minimumChangeSetSize {
-                problems.append(Problem(kind: .unreadableChangeSet, path: path, client: set.client.rawValue, detail: "truncated: \(size) bytes"))
+                problems.append(Problem(kind: .unreadableChangeSet, path: path.string, client: set.client.rawValue, detail: "truncated: \(size) bytes"))
                 continue
             }
             guard options.deep else { continue }
             progress(SyncProgress(phase: .verifying, itemsDone: index, itemsTotal: listing.sets.count, bytesDone: bytesDone, bytesTotal: totalBytes))
             do {
                 _ = try await fetcher.withFetched(set.name, of: set.client) { _, _ in }
+                report.changeSetsChecked += 1
             } catch let unreadable as ChangeSetFetcher.Unreadable {
-                problems.append(Problem(kind: .unreadableChangeSet, path: path, client: set.client.rawValue, detail: unreadable.reason))
+                // A set vacuumed (or removed with its client) since the listing is gone, not damaged.
+                if try await remote.exists(path) != nil {
+                    problems.append(Problem(kind: .unreadableChangeSet, path: path.string, client: set.client.rawValue, detail: unreadable.reason))
+                    report.changeSetsChecked += 1
+                }
             }
             bytesDone += set.size ?? 0
-            report.changeSetsChecked += 1
         }
         return problems
     }
 
-    /// Incomplete, damaged and unusable units, and the dates of the usable ones.
-    private func unitProblems(
-        _ listing: DocumentHistoryListing, into report: inout VerificationReport
-    ) async throws -> (problems: [Problem], usableDates: [Date]) {
-        var problems: [Problem] = []
-        var usableDates: [Date] = []
+    /// Incomplete, damaged and unusable units.
+    private func unitFindings(_ listing: DocumentHistoryListing, into report: inout VerificationReport) async throws -> [Finding] {
+        var findings: [Finding] = []
         let catalog = WholeStoreCatalog(remote: remote, layout: layout)
         let vacuumed = listing.newestVacuumed
         for unit in listing.units {
             let path = layout.wholeStoreUnit(unit.name, of: unit.client).string
             guard unit.isComplete else {
-                let age = options.now.timeIntervalSince(unit.name.date)
-                problems.append(Problem(
-                    kind: .incompleteWholeStore, path: path, client: unit.client.rawValue,
-                    detail: "an interrupted upload (no manifest), \(Self.describe(age: age)) old",
-                    isRepairable: age >= options.leftoverAge
+                // The unit's clock is its uploader's; the server's times of its files must agree.
+                let newest = ([unit.name.date] + unit.files.compactMap(\.modificationDate)).max() ?? unit.name.date
+                let age = options.now.timeIntervalSince(newest)
+                let isLeftover = age >= options.leftoverAge
+                findings.append(Finding(
+                    problem: Problem(
+                        kind: .incompleteWholeStore, severity: isLeftover ? .problem : .notice, path: path, client: unit.client.rawValue,
+                        detail: isLeftover
+                            ? "an interrupted upload (no manifest), last written \(Self.describe(age: age)) ago"
+                            : "an upload without a manifest yet, last written \(Self.describe(age: age)) ago: probably still running",
+                        isRepairable: isLeftover
+                    ),
+                    repair: isLeftover ? .deleteIncompleteUnit(unit) : nil
                 ))
                 continue
             }
-            report.wholeStoresChecked += 1
             do {
                 let manifest = try await catalog.manifest(of: unit)
+                report.wholeStoresChecked += 1
                 guard manifest.integrityKey == listing.integrityKey else {
-                    problems.append(Problem(kind: .unusableWholeStore, path: path, client: unit.client.rawValue, detail: "it belongs to an earlier incarnation of the document (another integrity key)"))
+                    findings.append(Finding(problem: Problem(
+                        kind: .unusableWholeStore, severity: .notice, path: path, client: unit.client.rawValue,
+                        detail: "it belongs to an earlier incarnation of the document (another integrity key); readers skip it"
+                    )))
                     continue
                 }
                 if let damage = Self.damage(of: unit, manifest: manifest, sizesAreStored: remote.codec.isIdentity) {
-                    problems.append(Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: damage))
+                    findings.append(Finding(problem: Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: damage)))
                     continue
                 }
                 let contained = Set(try await catalog.index(of: unit).appliedSetIDs)
                 let lacking = vacuumed.filter { !contained.contains($0.value.id) }.map(\.key.rawValue).sorted()
                 guard lacking.isEmpty else {
-                    problems.append(Problem(
-                        kind: .unusableWholeStore, path: path, client: unit.client.rawValue,
+                    findings.append(Finding(problem: Problem(
+                        kind: .unusableWholeStore, severity: .notice, path: path, client: unit.client.rawValue,
                         detail: "it lacks change sets that vacuum removed (of \(lacking.joined(separator: ", "))); readers skip it"
-                    ))
+                    )))
                     continue
                 }
                 if options.deep {
@@ -224,12 +278,71 @@ struct HistoryVerifier: Sendable {
                     let downloader = WholeStoreDownloader(remote: remote, layout: layout, integrityKey: manifest.integrityKey)
                     try await downloader.fetchIfUsable(unit, markers: [:], catalog: catalog)?.remove()
                 }
-                usableDates.append(unit.name.date)
+            } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
+                // Deleted since the listing (its uploader replaced it, or a vacuum retired it).
+                if try await remote.listIfPresent(layout.wholeStoreUnit(unit.name, of: unit.client)) != nil {
+                    findings.append(Finding(problem: Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: error.message)))
+                }
             } catch let error as SyncError where error.code == .corruptRemoteData {
-                problems.append(Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: error.message))
+                findings.append(Finding(problem: Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: error.message)))
             }
         }
-        return (problems, usableDates)
+        return findings
+    }
+
+    /// The temporary files of uploads in every directory of the document (one extra request per
+    /// directory).
+    private func temporaryFileFindings(_ listing: DocumentHistoryListing) async throws -> [Finding] {
+        var directories = [layout.root, layout.syncChanges, layout.recentSyncs, layout.wholeStores, layout.deletedClients]
+        if !application.format.keepsIntegrityKeyInRecentSyncs { directories.append(layout.integrityKeys) }
+        directories += listing.clientDirectories.sorted { $0.rawValue < $1.rawValue }.map { layout.changeSets(of: $0) }
+        directories += Set(listing.units.map(\.client)).sorted { $0.rawValue < $1.rawValue }.map { layout.wholeStores(of: $0) }
+        directories += listing.units.map { layout.wholeStoreUnit($0.name, of: $0.client) }
+        var findings: [Finding] = []
+        for directory in directories {
+            let files: [TemporaryFile]
+            do {
+                files = try await remote.remote { try await remote.store.temporaryFiles(in: directory) }
+            } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
+                continue
+            }
+            for file in files {
+                let age = file.modificationDate.map { options.now.timeIntervalSince($0) }
+                let isLeftover = age.map { $0 >= options.leftoverAge } ?? false
+                findings.append(Finding(
+                    problem: Problem(
+                        kind: .temporaryFile, severity: isLeftover ? .problem : .notice, path: file.description,
+                        detail: (isLeftover ? "left by an interrupted upload" : "a temporary file of an upload, perhaps still running")
+                            + (age.map { ", last written \(Self.describe(age: $0)) ago" } ?? " (its age is unknown)"),
+                        isRepairable: isLeftover
+                    ),
+                    repair: isLeftover ? .deleteTemporaryFile(file) : nil
+                ))
+            }
+        }
+        return findings
+    }
+
+    /// History gone from every directory: vacuumed with no whole store to hold it (a problem), or
+    /// held only by whole stores (a notice; it limits restores).
+    private func historyFindings(_ listing: DocumentHistoryListing, bases: RestoreBases) -> [Finding] {
+        var findings: [Finding] = []
+        let vacuumed = listing.newestVacuumed
+        if !vacuumed.isEmpty, bases.usable.isEmpty {
+            findings.append(Finding(problem: Problem(
+                kind: .lostHistory, path: layout.wholeStores.string,
+                detail: "vacuum removed change sets of \(vacuumed.keys.map(\.rawValue).sorted().joined(separator: ", ")) and no usable whole store "
+                    + "contains them: new clients cannot join"
+            )))
+        }
+        if vacuumed.isEmpty, !bases.unlistedSetIDs.isEmpty {
+            findings.append(Finding(problem: Problem(
+                kind: .historyOnlyInWholeStores, severity: .notice, path: layout.syncChanges.string,
+                detail: "\(bases.unlistedSetIDs.count) change sets that whole stores contain are in no directory (removed with their client, "
+                    + "or lost); restores start from a whole store that holds them"
+            )))
+        }
+        return findings
     }
 
     /// What the listing of a complete unit shows wrong: a file of the manifest missing, or (when

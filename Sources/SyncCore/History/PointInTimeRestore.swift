@@ -47,14 +47,18 @@ public struct RestoreReport: Sendable, Equatable, Codable {
 
 /// Rebuilds a remote document as it was at a ``RestorePoint`` into a new database file.
 ///
-/// 1. **Base**: the newest usable whole store (complete, current integrity key, holding every
-///    vacuumed set, verified as a download is) taken no later than the point; if there is none
-///    and no vacuum ever removed a set, an empty database with the schema of `schemaSource` (the
-///    application's database) or else of the newest usable whole store. If vacuum removed history
-///    the point needs, the restore is refused with the earliest restorable moment.
+/// 1. **Base**: the newest usable whole store (see ``RestoreBases``: complete, current integrity
+///    key, holding every set whose file is gone; verified as a download is) taken no later than
+///    the point; if there is none and no history left the directories, an empty database with
+///    the schema of `schemaSource` (the application's database) or else of the newest usable
+///    whole store. If history the point needs is gone, the restore is refused with the earliest
+///    restorable moment. A base older than a schema migration first gains the tables and columns
+///    of `schemaSource` it lacks.
 /// 2. **Replay**: every change set the point includes that the base does not contain, in the
 ///    order clients apply them, each verified and applied as a sync applies it (last writer wins
-///    per cell, the same data rules), so the result is the state every client converged to.
+///    per cell, the same data rules), so the result is the state any client holds once it has
+///    applied exactly those sets. That is a cut by clock: a set an offline client pushes later
+///    with older clocks joins the moments it was made at, though nobody had it then.
 /// 3. **Publish**: the file is made an unbound database (a fresh RollingSync client id, no change
 ///    log, no registration, as ``ApplicationSyncManager/downloadWholeStore(of:from:to:)`` leaves
 ///    it) and renamed to the destination, which it never overwrites. On any failure nothing is
@@ -83,20 +87,26 @@ struct PointInTimeRestore: Sendable {
             .appendingPathComponent(".\(destination.lastPathComponent).restoring-\(UUID().uuidString)")
         defer { Self.removeDatabaseFiles(at: working) }
         let downloader = WholeStoreDownloader(remote: application.remote, layout: layout, integrityKey: integrityKey, progress: progress)
+        let bases = try await RestoreBases.read(listing, remote: application.remote, layout: layout)
+        let accepted = Set(bases.usable.map(\.unit.name).filter(includesUnit))
         var report = RestoreReport()
-        let base = try await downloader.withNewestUsable(from: nil, accepting: includesUnit) { unit, url in
+        let base = try await downloader.withNewestUsable(from: nil, accepting: { accepted.contains($0) }) { unit, url in
             try Self.local { try FileManager.default.copyItem(at: url, to: working) }
             return unit
         }
         if let base {
             report.base = layout.wholeStoreUnit(base.name, of: base.client).string
         } else {
-            guard listing.newestVacuumed.isEmpty else { throw try await historyRemoved() }
+            guard bases.canReplayFromBeginning else { throw historyRemoved(bases.range(in: listing)) }
             try await writeEmptyDatabase(at: working, downloader: downloader)
         }
         let database = try Self.local { try DatabaseQueue(path: working.path) }
         do {
             let store = try Self.local { try LocalStore(writer: database) }
+            if base != nil, let schemaSource {
+                // A whole store older than a schema migration: the sets after it need the new columns.
+                _ = try Self.local { try store.adoptMissingSchema(of: schemaSource.writer) }
+            }
             let applied = Set(try Self.local { try store.appliedSetIDs() })
             let included = listing.sets.filter { includes($0.name) }
             let missing = included.filter { !applied.contains($0.name.id) }
@@ -140,10 +150,15 @@ struct PointInTimeRestore: Sendable {
     /// An empty database with the document's schema, for a replay from the first change set.
     private func writeEmptyDatabase(at url: URL, downloader: WholeStoreDownloader) async throws {
         if let schemaSource {
-            try Self.local { try schemaSource.snapshot(to: url) }
+            let snapshot = url.appendingPathExtension("schema")
+            defer { Self.removeDatabaseFiles(at: snapshot) }
+            try Self.local {
+                try schemaSource.snapshot(to: snapshot)
+                try LocalStore.writeEmptyDatabase(withSchemaOf: snapshot, to: url)
+            }
         } else {
             let copied = try await downloader.withNewestUsable(from: nil) { _, store in
-                try Self.local { try FileManager.default.copyItem(at: store, to: url) }
+                try Self.local { try LocalStore.writeEmptyDatabase(withSchemaOf: store, to: url) }
                 return true
             }
             guard copied == true else {
@@ -153,7 +168,6 @@ struct PointInTimeRestore: Sendable {
                 )
             }
         }
-        try Self.local { try LocalStore.emptySnapshot(at: url) }
     }
 
     /// Downloads, verifies and applies `sets` in order.
@@ -171,20 +185,28 @@ struct PointInTimeRestore: Sendable {
                     .corruptRemoteData,
                     "change set \(set.name.fileName) of \(set.client) cannot be read (\(unreadable.reason)); nothing was restored"
                 )
+            } catch let error as LocalStoreError where error.reason.isUpgradeRequired {
+                throw SyncError(
+                    .upgradeRequired,
+                    "change set \(set.name.fileName) of \(set.client) needs a newer schema than the restore starts from "
+                        + "(\(error)); nothing was restored",
+                    underlying: error
+                )
             }
             report.appliedSets += 1
             report.appliedChanges += applied.insertedRows + applied.updatedRows + applied.deletedRows
         }
     }
 
-    /// The refusal when vacuum removed history the point needs, with the earliest moment that
-    /// can be restored.
-    private func historyRemoved() async throws -> SyncError {
-        let range = try await HistoryVerifier(application: application, documentID: documentID, options: VerificationOptions(), progress: { _ in })
-            .run().restorableRange
+    /// The refusal when history the point needs is gone (vacuumed, or removed with its client),
+    /// naming the earliest moment that can be restored.
+    private func historyRemoved(_ range: RestorableRange) -> SyncError {
         let earliest = range.earliest.map { "the earliest restorable moment is \($0.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))" }
             ?? "no whole store holds the removed history, so no moment can be restored"
-        return SyncError(.historyMissing, "vacuum removed change sets that restoring document \(documentID) \(point) needs; \(earliest)")
+        return SyncError(
+            .historyMissing,
+            "change sets that restoring document \(documentID) \(point) needs were removed (by a vacuum or with their client); \(earliest)"
+        )
     }
 
     /// Runs a local file or database step, reporting its failure as a local error.

@@ -49,26 +49,94 @@ extension LocalStore {
 }
 
 extension LocalStore {
-    /// Empties a snapshot (a file written by ``snapshot(to:)``, not open elsewhere) down to its
-    /// schema: every row of every synced table and all of RollingSync's history (change log,
-    /// clocks, tombstones, applied sets, removed rows) is deleted; the synced-table registrations,
-    /// dropped columns and the clock floor stay. Tables that are not synced keep their rows.
-    /// Point-in-time restore starts from such a file when it replays a document from its first
-    /// change set.
-    static func emptySnapshot(at url: URL) throws {
-        let snapshot = try DatabaseQueue(path: url.path)
-        try snapshot.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA foreign_keys = OFF")
-            try db.inTransaction {
-                for table in try syncedTables(in: db) {
-                    try db.execute(sql: "DELETE FROM \(table.name.sqlIdentifier)")
+    /// Writes a new database at `destination` with the schema of the RollingSync database file at
+    /// `source` (not open for writing elsewhere) and none of its data: every table, index, view
+    /// and trigger, created from the source's own statements (shadow tables of virtual tables are
+    /// made by their virtual table), and of RollingSync's tables only the configuration (synced
+    /// tables, dropped and unsynced ones, the clock floor, the applied migrations). Point-in-time
+    /// restore starts from such a file when it replays a document from its first change set.
+    static func writeEmptyDatabase(withSchemaOf source: URL, to destination: URL) throws {
+        let copy = try DatabaseQueue(path: destination.path)
+        do {
+            try copy.writeWithoutTransaction { db in
+                try db.execute(sql: "ATTACH DATABASE ? AS source", arguments: [source.path])
+                try db.inTransaction {
+                    let shadow = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_list WHERE schema = 'source' AND type = 'shadow'"))
+                    let statements = try Row.fetchAll(db, sql: """
+                        SELECT name, sql FROM source.sqlite_schema WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                        ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'index' THEN 1 WHEN 'view' THEN 2 ELSE 3 END, rowid
+                        """)
+                    for statement in statements where !shadow.contains(statement["name"]) {
+                        try db.execute(sql: statement["sql"])
+                    }
+                    for table in configurationTables where try db.tableExists(table, in: "source") {
+                        try db.execute(sql: "INSERT INTO main.\(table.sqlIdentifier) SELECT * FROM source.\(table.sqlIdentifier)")
+                    }
+                    return .commit
                 }
-                for table in ["changes", "cell_clocks", "applied_clocks", "tombstones", "applied_sets", "removed_rows"] {
-                    try db.execute(sql: "DELETE FROM \(LocalStoreSchema.prefix)\(table)")
-                }
-                return .commit
+                try db.execute(sql: "DETACH DATABASE source")
+            }
+            try copy.close()
+        } catch {
+            try? copy.close()
+            throw error
+        }
+    }
+
+    /// RollingSync's tables that hold configuration rather than history, kept by
+    /// ``writeEmptyDatabase(withSchemaOf:to:)``.
+    private static let configurationTables = [
+        "\(LocalStoreSchema.prefix)state", "\(LocalStoreSchema.prefix)tables", "\(LocalStoreSchema.prefix)dropped_columns",
+        "\(LocalStoreSchema.prefix)unsynced_tables", "grdb_migrations",
+    ]
+}
+
+extension LocalStore {
+    /// Brings the synced tables of this store (a restored file, open only here) up to the schema
+    /// of the RollingSync database `source` reads: synced tables it lacks are created from the
+    /// source's statements and registered, columns it lacks are added (with the source's type and
+    /// default; a `NOT NULL` column without a default cannot be added and is left out, so a set
+    /// that writes it is refused as needing an upgrade). Columns and tables the source lacks stay.
+    /// Point-in-time restore runs it on a whole store older than a schema migration, so change
+    /// sets written after the migration apply.
+    /// - Returns: whether anything was added.
+    @discardableResult
+    func adoptMissingSchema(of source: any DatabaseReader) throws -> Bool {
+        let wanted: [(table: String, create: String, columns: [Row])] = try source.read { db in
+            try Self.syncedTables(in: db).map { table in
+                let create = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table.name]) ?? ""
+                return (table.name, create, try Row.fetchAll(db, sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [table.name]))
             }
         }
-        try snapshot.close()
+        var changed = false
+        var newTables: [String] = []
+        try writer.write { db in
+            for (table, create, columns) in wanted {
+                guard try db.tableExists(table) else {
+                    try db.execute(sql: create)
+                    newTables.append(table)
+                    continue
+                }
+                let present = Set(try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [table]).map { $0["name"] as String })
+                for column in columns where !present.contains(column["name"] as String) && (column["hidden"] as Int? ?? 0) == 0 {
+                    let name: String = column["name"]
+                    let type: String = column["type"] ?? ""
+                    let notNull = (column["notnull"] as Int? ?? 0) != 0
+                    let defaultValue: String? = column["dflt_value"]
+                    if notNull && defaultValue == nil { continue }
+                    var definition = "\(name.sqlIdentifier) \(type)"
+                    if let defaultValue { definition += " DEFAULT \(defaultValue)" }
+                    if notNull { definition += " NOT NULL" }
+                    try db.execute(sql: "ALTER TABLE \(table.sqlIdentifier) ADD COLUMN \(definition)")
+                    changed = true
+                }
+            }
+        }
+        for table in newTables {
+            try register(table: table)
+            changed = true
+        }
+        if changed { _ = try refreshSchema() }
+        return changed
     }
 }

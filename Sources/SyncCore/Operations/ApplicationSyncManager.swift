@@ -98,6 +98,26 @@ public actor ApplicationSyncManager {
         registration = nil
     }
 
+    /// The application's remote data opened for reading only: `format.json` and the codec, with
+    /// nothing created or registered (the remembered registration if there is one). For
+    /// operations that only read, such as verify, log and restore.
+    /// - Throws: ``SyncError/Code/notFound`` if the application has no remote data; as
+    ///   ``register()`` otherwise.
+    func openForReading() async throws -> ApplicationRegistration {
+        if let registration, let registered = try? await registration.value {
+            return registered
+        }
+        let plain = CodedRemote(store: store, codec: PlaintextCodec())
+        guard let format = try await readFormatFile(plain) else {
+            throw SyncError(.notFound, "application \(applicationID) has no remote data (no \(layout.formatFile))")
+        }
+        let codec = try await codecProvider.codec(forExisting: format, layout: layout, store: store)
+        return ApplicationRegistration(
+            applicationID: applicationID, clientID: device.clientID, layout: layout, format: format,
+            createdApplication: false, addedClient: false, remote: CodedRemote(store: store, codec: codec)
+        )
+    }
+
     private func performRegistration() async throws -> ApplicationRegistration {
         let plain = CodedRemote(store: store, codec: PlaintextCodec())
         var createdApplication = false

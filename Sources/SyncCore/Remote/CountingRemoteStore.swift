@@ -74,6 +74,14 @@ public final class CountingRemoteStore: RemoteStore {
         state.withLock { $0.bytesDownloaded += size }
     }
 
+    public func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] {
+        try await request("list temporary files", directory, bytes: nil) { try await base.temporaryFiles(in: directory) }
+    }
+
+    public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
+        try await request("delete temporary file", file.directory, bytes: nil) { try await base.deleteTemporaryFile(file) }
+    }
+
     public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
         try await request("copy", source) { try await base.copy(source, to: destination) }
     }

@@ -8,10 +8,12 @@ public struct VacuumOptions: Sendable, Equatable {
     /// `nil` (the default): every registered client holds vacuum back until it has applied.
     public var retireClientsSilentFor: TimeInterval?
     /// Keep this client's change sets whose newest change is younger than this, even when every
-    /// client has applied them, so that point-in-time restore can replay them (see
-    /// ``DocumentSyncManager/restore(_:to:)``). Pair it with
-    /// ``DocumentSyncManager/uploadWholeStore(keepingHistoryFor:)`` on every client so that a whole
-    /// store old enough to start from stays too. `nil` (the default): remove what nobody needs.
+    /// client has applied them, so that ``DocumentSyncManager/history(matching:)`` still lists
+    /// them and a document never vacuumed can be replayed from its beginning. What makes moments
+    /// restorable is a whole store to start from: pair it with
+    /// ``DocumentSyncManager/uploadWholeStore(keepingHistoryFor:)`` on every client (vacuum then
+    /// keeps every set after the oldest kept whole store by itself). `nil` (the default): remove
+    /// what nobody needs.
     public var keepHistoryFor: TimeInterval?
     /// The time "silent for" and "younger than" are measured from (the current time by default).
     public var now: Date
