@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InMemoryRemote
 import SyncCore
+import TestSupport
 import Testing
 
 /// Seeded random histories on a schema whose tables reference each other — folders in folders,
@@ -190,6 +191,39 @@ final class ReferenceSimulation {
         if evolution != nil { try await migrateRemainingClients() }
         try await settle()
         try verify()
+        try await checkHistory()
+    }
+
+    /// Once every client holds the same data, the remote's history must agree: a deep verify
+    /// finds no problem (faults, re-bases, vacuums and retirements included), and a restore of the
+    /// present rebuilds exactly what the clients hold (or is refused, typed, when verify says no
+    /// moment can be restored).
+    func checkHistory() async throws {
+        let report = try await clients[0].application.verify(document: TestClient.documentID, options: VerificationOptions(deep: true))
+        #expect(report.isClean, "\(label): verify after settling: \(report.problems.filter { $0.severity == .problem }.prefix(4))")
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("restored.sqlite")
+        let restore: RestoreReport
+        do {
+            restore = try await clients[0].manager.restore(.at(Date()), to: file)
+        } catch let error as SyncError where error.code == .historyMissing {
+            #expect(!report.restorableRange.isRestorable, "\(label): restore refused though verify says \(report.restorableRange): \(error)")
+            print("History check, \(label): verify found \(report.problems.count) notices; restore refused: \(error.message)")
+            return
+        }
+        print(
+            "History check, \(label): verify found \(report.problems.count) notices; the present restored from "
+                + "\(restore.base.map { _ in "a whole store" } ?? "the beginning") + \(restore.appliedSets) change sets"
+        )
+        let restored = try DatabaseQueue(path: file.path)
+        defer { try? restored.close() }
+        let (dump, violations) = try await restored.read { db in (try Self.dump(db), try Self.referenceViolations(db)) }
+        let reference = try Self.dump(of: clients[0])
+        #expect(
+            dump == reference,
+            "\(label): the restored present differs: only restored \(Set(dump).subtracting(reference).sorted().prefix(4)); only on the clients \(Set(reference).subtracting(dump).sorted().prefix(4))"
+        )
+        #expect(violations.isEmpty, "\(label): the restored present fails PRAGMA foreign_key_check: \(violations.sorted().prefix(4))")
     }
 
     func performStep() async throws {
@@ -744,8 +778,12 @@ final class ReferenceSimulation {
     /// digest: two clients hold the same data exactly when their dumps are equal (``TestClient/dump(tables:)``
     /// shows only a blob's size).
     static func dump(of client: TestClient) throws -> [String] {
-        try client.database.read { db in
-            try applicationTables(db).flatMap { table in
+        try client.database.read(dump)
+    }
+
+    /// Every row of every application table of `db` as text (see ``dump(of:)``).
+    static func dump(_ db: Database) throws -> [String] {
+        try applicationTables(db).flatMap { table in
                 try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id").map { row in
                     let cells = row.map { column, value in
                         if case .blob(let data) = value.storage {
@@ -755,7 +793,6 @@ final class ReferenceSimulation {
                     }
                     return "\(table) \(cells.joined(separator: " "))"
                 }
-            }
         }
     }
 
