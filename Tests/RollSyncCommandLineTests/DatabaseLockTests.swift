@@ -15,13 +15,7 @@ struct DatabaseLockTests {
     /// Two notes databases initialised on one folder remote, the first with two unpushed notes.
     static func setUp() async throws -> (Workspace, String, String) {
         let workspace = try Workspace()
-        let remote = workspace.path("shared")
-        let first = try workspace.makeNotesDatabase("first.sqlite")
-        let second = try workspace.makeNotesDatabase("second.sqlite")
-        for database in [first, second] {
-            let outcome = try await RollsyncProcess.run(["init", "--db", database, "--remote", remote, "--table", "notes"])
-            #expect(outcome.status == 0, "\(outcome.standardError)")
-        }
+        let (_, first, second) = try await workspace.makeInitialisedPair()
         try workspace.execute("INSERT INTO notes VALUES ('a', 'one'), ('b', 'two')", in: first)
         return (workspace, first, second)
     }

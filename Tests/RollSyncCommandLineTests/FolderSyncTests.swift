@@ -8,13 +8,7 @@ struct FolderSyncTests {
     @Test("init + sync carries inserts and updates both ways")
     func initAndSync() async throws {
         let workspace = try Workspace()
-        let remote = workspace.path("shared")
-        let first = try workspace.makeNotesDatabase("first.sqlite")
-        let second = try workspace.makeNotesDatabase("second.sqlite")
-        for database in [first, second] {
-            let outcome = try await RollsyncProcess.run(["init", "--db", database, "--remote", remote, "--table", "notes", "--json"])
-            #expect(outcome.status == 0, "\(outcome.standardError)")
-        }
+        let (_, first, second) = try await workspace.makeInitialisedPair()
 
         try workspace.execute("INSERT INTO notes VALUES ('a', 'from first')", in: first)
         #expect(try await RollsyncProcess.run(["sync", "--db", first]).status == 0)

@@ -18,13 +18,7 @@ struct HistoryCommandTests {
 
     private static func makeHistory() async throws -> History {
         let workspace = try Workspace()
-        let remote = workspace.path("shared")
-        let first = try workspace.makeNotesDatabase("first.sqlite")
-        let second = try workspace.makeNotesDatabase("second.sqlite")
-        for database in [first, second] {
-            let outcome = try await RollsyncProcess.run(["init", "--db", database, "--remote", remote, "--table", "notes"])
-            #expect(outcome.status == 0, "\(outcome.standardError)")
-        }
+        let (remote, first, second) = try await workspace.makeInitialisedPair()
         try workspace.execute("INSERT INTO notes VALUES ('a', 'first title')", in: first)
         #expect(try await RollsyncProcess.run(["sync", "--db", first]).status == 0)
         let moment = Date()

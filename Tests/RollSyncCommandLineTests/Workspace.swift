@@ -37,6 +37,19 @@ final class Workspace {
         return file
     }
 
+    /// Two notes databases, `first.sqlite` and `second.sqlite`, set up with `rollsync init` to
+    /// sync the `notes` table through the folder `shared` of the workspace.
+    func makeInitialisedPair() async throws -> (remote: String, first: String, second: String) {
+        let remote = path("shared")
+        let first = try makeNotesDatabase("first.sqlite")
+        let second = try makeNotesDatabase("second.sqlite")
+        for database in [first, second] {
+            let outcome = try await RollsyncProcess.run(["init", "--db", database, "--remote", remote, "--table", "notes"])
+            #expect(outcome.status == 0, "\(outcome.standardError)")
+        }
+        return (remote, first, second)
+    }
+
     /// Runs `sql` on the database at `file`.
     func execute(_ sql: String, in file: String) throws {
         let queue = try DatabaseQueue(path: file)
