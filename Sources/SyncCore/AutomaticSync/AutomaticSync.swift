@@ -57,7 +57,7 @@ public actor AutomaticSync {
     public func start() {
         guard tasks.isEmpty, !stopped else { return }
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        observation = DatabaseRegionObservation(tracking: Table("rollingsync_changes")).start(
+        observation = DatabaseRegionObservation(tracking: LocalStore.changeLogRegion).start(
             in: manager.localStore.writer,
             onError: { _ in signal.finish() },
             onChange: { _ in signal.yield() }

@@ -122,6 +122,10 @@ public final class LocalStore: Sendable {
 
     // MARK: Clock
 
+    /// The change log's table, for observing local writes to synced tables: the capture
+    /// triggers append to it (see ``AutomaticSync``).
+    static let changeLogRegion = Table("\(LocalStoreSchema.prefix)changes")
+
     /// The hybrid logical clock of the latest local change or applied remote change.
     public func currentClock() throws -> HLCTimestamp {
         try writer.write { db in

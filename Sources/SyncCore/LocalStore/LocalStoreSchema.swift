@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 
-/// RollingSync's own tables, created next to the application's tables and versioned with GRDB's
-/// `DatabaseMigrator`. Every name starts with ``prefix``; applications must not use that prefix.
+/// RollingSync's own tables, created next to the application's tables and versioned with one GRDB
+/// `DatabaseMigrator` (``migrator``), which ``LocalStore/init(writer:)`` runs; their readers and
+/// writers all live in this folder (``LocalStore`` and its extensions, ``LocalSyncState``). Every name starts with ``prefix``; applications must not use that prefix.
 /// The migrator shares GRDB's `grdb_migrations` table with an application migrator; its identifiers
 /// start with "rollingsync" so they never collide (an application migrator set to
 /// `eraseDatabaseOnSchemaChange` would see them as unknown and erase the database: don't combine).
@@ -161,6 +162,34 @@ enum LocalStoreSchema {
                     column_name TEXT NOT NULL,
                     PRIMARY KEY (table_id, column_name)) WITHOUT ROWID;
                 """)
+        }
+        // The binding to a remote document (``LocalSyncState``), once a migrator of its own: the
+        // identifiers stay, so databases written before keep their applied migrations.
+        migrator.registerMigration("rollingsync_registration") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE rollingsync_registration (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        document_id TEXT NOT NULL,
+                        remote_client_id TEXT NOT NULL,
+                        integrity_key TEXT,
+                        registered INTEGER NOT NULL DEFAULT 0,
+                        recent_sync_markers TEXT);
+                    CREATE TABLE rollingsync_outgoing (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        file_name TEXT NOT NULL,
+                        set_id TEXT NOT NULL,
+                        client_id TEXT NOT NULL,
+                        change_count INTEGER NOT NULL,
+                        minimum_clock INTEGER NOT NULL,
+                        maximum_clock INTEGER NOT NULL,
+                        byte_count INTEGER NOT NULL,
+                        last_sequence INTEGER NOT NULL);
+                    """
+            )
+        }
+        migrator.registerMigration("rollingsync_registration own sets") { db in
+            try db.execute(sql: "ALTER TABLE rollingsync_registration ADD COLUMN needs_own_sets INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

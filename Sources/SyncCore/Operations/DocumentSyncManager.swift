@@ -70,7 +70,7 @@ public actor DocumentSyncManager {
         self.localStore = localStore
         self.documentDescription = documentDescription
         self.delegate = delegate ?? DefaultDocumentSyncDelegate()
-        state = try LocalSyncState(writer: localStore.writer)
+        state = LocalSyncState(writer: localStore.writer)
         let clientID = application.device.clientID
         let bound = try state.bind(documentID: documentID.rawValue, clientID: clientID.rawValue)
         guard bound.documentID == documentID.rawValue, bound.remoteClientID == clientID.rawValue else {

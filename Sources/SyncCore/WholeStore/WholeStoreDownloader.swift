@@ -159,10 +159,7 @@ struct WholeStoreDownloader: Sendable {
 
     private func install(_ url: URL, into localStore: LocalStore) throws -> WholeStoreInstallation {
         do {
-            return try localStore.installWholeStore(at: url, resolver: resolver) { db in
-                try db.execute(sql: "DELETE FROM rollingsync_outgoing")
-                try db.execute(sql: LocalSyncState.markNeedsOwnSetsSQL)
-            }
+            return try localStore.installWholeStore(at: url, resolver: resolver, inSameTransaction: LocalSyncState.recordWholeStoreInstalled(in:))
         } catch let error as WholeStoreFileError {
             throw SyncError(.corruptRemoteData, "\(error)", underlying: error)
         } catch let error as LocalStoreError where error.reason.isUpgradeRequired {

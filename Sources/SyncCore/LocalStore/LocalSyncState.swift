@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 
 /// How a local database is bound to a remote document, kept in RollingSync's own tables of that
-/// database (created by the `rollingsync_registration` migration):
+/// database (created by the `rollingsync_registration` migrations of ``LocalStoreSchema``); the
+/// only reader and writer of those tables:
 ///
 /// - `rollingsync_registration`: one row; the document, this client's remote identifier, the
 ///   integrity key adopted at registration, whether registration completed, and the names of this
@@ -43,14 +44,10 @@ struct LocalSyncState: Sendable {
         try database.close()
     }
 
-    /// Opens the state on `writer`, creating RollingSync's registration tables if needed.
-    init(writer: any DatabaseWriter) throws {
+    /// Opens the state on `writer`, a database a ``LocalStore`` was opened on (its one migrator,
+    /// ``LocalStoreSchema/migrator``, creates the registration tables with all others).
+    init(writer: any DatabaseWriter) {
         self.writer = writer
-        do {
-            try Self.migrator.migrate(writer)
-        } catch {
-            throw Self.localError(error)
-        }
     }
 
     /// The registration row, if this database was ever configured for a document.
@@ -119,8 +116,13 @@ struct LocalSyncState: Sendable {
         try write { db in try db.execute(sql: "UPDATE rollingsync_registration SET needs_own_sets = ?", arguments: [needed]) }
     }
 
-    /// The SQL that sets ``Registration/needsOwnSets``, for a caller's own transaction.
-    static let markNeedsOwnSetsSQL = "UPDATE rollingsync_registration SET needs_own_sets = 1"
+    /// Records, in the caller's transaction `db`, that a whole store was installed: the outgoing
+    /// set is forgotten (its changes are pending again and go out in a new set) and the next sync
+    /// must also apply this client's own sets the store lacks.
+    static func recordWholeStoreInstalled(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM rollingsync_outgoing")
+        try db.execute(sql: "UPDATE rollingsync_registration SET needs_own_sets = 1")
+    }
 
     /// The change set whose upload has started but is not known to have finished.
     func outgoing() throws -> OutgoingChangeSet? {
@@ -167,36 +169,5 @@ struct LocalSyncState: Sendable {
 
     private static func localError(_ error: any Error) -> SyncError {
         (error as? SyncError) ?? SyncError(.local, "RollingSync's registration tables could not be used: \(error)", underlying: error)
-    }
-
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("rollingsync_registration") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE rollingsync_registration (
-                        id INTEGER PRIMARY KEY CHECK (id = 1),
-                        document_id TEXT NOT NULL,
-                        remote_client_id TEXT NOT NULL,
-                        integrity_key TEXT,
-                        registered INTEGER NOT NULL DEFAULT 0,
-                        recent_sync_markers TEXT);
-                    CREATE TABLE rollingsync_outgoing (
-                        id INTEGER PRIMARY KEY CHECK (id = 1),
-                        file_name TEXT NOT NULL,
-                        set_id TEXT NOT NULL,
-                        client_id TEXT NOT NULL,
-                        change_count INTEGER NOT NULL,
-                        minimum_clock INTEGER NOT NULL,
-                        maximum_clock INTEGER NOT NULL,
-                        byte_count INTEGER NOT NULL,
-                        last_sequence INTEGER NOT NULL);
-                    """
-            )
-        }
-        migrator.registerMigration("rollingsync_registration own sets") { db in
-            try db.execute(sql: "ALTER TABLE rollingsync_registration ADD COLUMN needs_own_sets INTEGER NOT NULL DEFAULT 0")
-        }
-        return migrator
     }
 }

@@ -1,0 +1,74 @@
+import FileRemote
+import Foundation
+import GRDB
+import SyncCore
+import TestSupport
+import Testing
+
+/// RollingSync's local tables have one migrator and one owner: databases written by earlier
+/// releases upgrade and sync on, and no file outside `Sources/SyncCore/LocalStore/` touches them.
+@Suite("Local schema: one migrator, one owner")
+struct LocalSchemaOwnershipTests {
+    /// The repository's root, from this file's path.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("a database written by the 2026-11-24 release (rollsync init, a sync, unpushed edits) opens, keeps everything and syncs on")
+    func releaseDatabaseUpgrades() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("notes.sqlite")
+        try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("Tests/Fixtures/release-2026-11-24.sqlite"), to: file)
+        let database = try DatabaseQueue(path: file.path)
+        let localStore = try LocalStore(writer: database)
+        let (migrations, clientID) = try await database.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
+                try String.fetchOne(db, sql: "SELECT value FROM rollingsync_cli_settings WHERE key = 'client-id'")
+            )
+        }
+        #expect(migrations == [
+            "rollingsync v1", "rollingsync v2: removed rows", "rollingsync v3: schema evolution", "rollingsync_registration",
+            "rollingsync_registration own sets", "rollsync-cli-v1",
+        ])
+        #expect(try localStore.hasPendingChanges(), "the release's unpushed edits are kept")
+        #expect(try localStore.registeredTableNames() == ["notes"])
+
+        // Its remote is gone (a fresh folder): the database re-creates the document from its data.
+        let remote = try TemporaryDirectory()
+        let application = ApplicationSyncManager(
+            store: try FileRemoteStore(root: remote.url), applicationID: try SyncIdentifier("com.example.release"),
+            device: DeviceInfo(clientID: try SyncIdentifier(try #require(clientID)), description: "release fixture", registeredAt: Date())
+        )
+        let manager = try DocumentSyncManager(application: application, documentID: try SyncIdentifier("notebook"), localStore: localStore)
+        let report = try await manager.synchronize()
+        #expect(report.pushedChanges == 2 && report.wholeStoreUploaded != nil)
+        #expect(try !localStore.hasPendingChanges())
+
+        let newcomer = try TestClient("newcomer", remote: try FileRemoteStore(root: remote.url), schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT, body BLOB)", tables: ["notes"])
+        let joined = try DocumentSyncManager(
+            application: ApplicationSyncManager(
+                store: try FileRemoteStore(root: remote.url), applicationID: try SyncIdentifier("com.example.release"),
+                device: DeviceInfo(clientID: newcomer.name, description: "newcomer", registeredAt: Date())
+            ),
+            documentID: try SyncIdentifier("notebook"), localStore: newcomer.localStore
+        )
+        _ = try await joined.downloadWholeStore()
+        #expect(try newcomer.count("notes") == 3)
+        #expect(try newcomer.value("SELECT title FROM notes WHERE id = 'n1'") == "pending edit".databaseValue)
+        #expect(try newcomer.value("SELECT title FROM notes WHERE id = 'n3'") == "pending insert".databaseValue)
+        #expect(try newcomer.value("SELECT hex(body) FROM notes WHERE id = 'n1'") == "00FF".databaseValue)
+    }
+
+    @Test("no source file outside Sources/SyncCore/LocalStore/ names one of RollingSync's tables")
+    func tablesHaveOneOwner() throws {
+        let sources = Self.repository.appendingPathComponent("Sources/SyncCore")
+        let owner = sources.appendingPathComponent("LocalStore").path + "/"
+        var offenders: [String] = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        for file in files where file.pathExtension == "swift" && !file.path.hasPrefix(owner) {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if text.contains("rollingsync_") { offenders.append(file.lastPathComponent) }
+        }
+        #expect(offenders == [], "these files name RollingSync's tables; ask LocalStore or LocalSyncState instead")
+        #expect(files.count > 50, "the sources were found")
+    }
+}
