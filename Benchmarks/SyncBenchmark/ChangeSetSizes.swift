@@ -15,7 +15,7 @@ struct CompressionResult {
 
 /// A change set of `rows` inserted rows of five short text and number columns.
 func writeRowsSet(_ rows: Int, to url: URL) throws {
-    let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "rows", clientID: "benchmark"))
+    let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "rows", databaseID: "benchmark"))
     let clock = HLCTimestamp(physicalMilliseconds: 1_763_780_000_000)
     for row in 0..<rows {
         let rowClock = HLCTimestamp(rawValue: clock.rawValue + UInt64(row))
@@ -32,7 +32,7 @@ func writeRowsSet(_ rows: Int, to url: URL) throws {
 
 /// A change set of `count` rows each holding `size` random bytes.
 func writeRandomBlobsSet(_ count: Int, size: Int, to url: URL) throws {
-    let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "blobs", clientID: "benchmark"))
+    let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "blobs", databaseID: "benchmark"))
     let clock = HLCTimestamp(physicalMilliseconds: 1_763_780_000_000)
     var generator = SystemRandomNumberGenerator()
     for row in 0..<count {

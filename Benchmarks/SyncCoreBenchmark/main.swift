@@ -106,7 +106,7 @@ func encodeAndDecode(_ count: Int) throws -> (encodeKiB: Int, decodeKiB: Int, by
     let url = directory.appendingPathComponent("memory-\(count).syncchg")
     let clock = HLCTimestamp(physicalMilliseconds: 1_763_780_000_000)
     resetPeakMemory()
-    let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "memory-\(count)", clientID: "benchmark"))
+    let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "memory-\(count)", databaseID: "benchmark"))
     for index in 0..<count {
         let rowClock = HLCTimestamp(rawValue: clock.rawValue + UInt64(index))
         try writer.write(RowChange(kind: .insert, table: "items", key: "\(index)-\(keys[index % rowCount])".databaseValue, clock: rowClock, columns: [

@@ -20,7 +20,7 @@ struct ChangeSetApplyTests {
     /// Writes a hand-made change set from `client` to a file of `database`'s directory.
     static func handMadeSet(_ changes: [RowChange], clientID: String = "hand", in database: TemporaryDatabase) throws -> URL {
         let url = database.file("hand-\(UUID().uuidString)")
-        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: UUID().uuidString, clientID: clientID))
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: UUID().uuidString, databaseID: clientID))
         for change in changes {
             try writer.write(change)
         }
@@ -260,7 +260,7 @@ struct ChangeSetApplyTests {
         #expect(conflict.column == "name")
         #expect(conflict.localValue == "from B".databaseValue)
         #expect(conflict.remoteValue == "from A".databaseValue)
-        #expect(conflict.remoteClientID == a.store.clientID)
+        #expect(conflict.remoteDatabaseID == a.store.databaseID)
         #expect(conflict.remoteWinsByLastWriter == false, "B's edit is later")
         #expect(try b.items()["k"]?[0] == "from B".databaseValue, "the preview changed nothing")
 

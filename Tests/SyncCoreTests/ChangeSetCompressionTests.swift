@@ -8,7 +8,7 @@ struct ChangeSetCompressionTests {
     /// A set of `rows` inserts of five short text and number columns, as apps write them.
     static func rowsSet(_ rows: Int, in directory: URL) throws -> URL {
         let url = directory.appendingPathComponent("rows.syncchg")
-        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "set-1", clientID: "client"))
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "set-1", databaseID: "client"))
         let clock = HLCTimestamp(physicalMilliseconds: 1_763_780_000_000, counter: 0)
         for row in 0..<rows {
             try writer.write(RowChange(kind: .insert, table: "note", key: "note-\(row)".databaseValue, clock: clock, columns: [
@@ -49,7 +49,7 @@ struct ChangeSetCompressionTests {
         let directory = try ChangeSetFormatTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("blobs.syncchg")
-        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "set-2", clientID: "client"))
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "set-2", databaseID: "client"))
         let clock = HLCTimestamp(physicalMilliseconds: 1_763_780_000_000, counter: 0)
         var generator = SystemRandomNumberGenerator()
         for row in 0..<4 {

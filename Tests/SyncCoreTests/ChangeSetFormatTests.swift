@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Change-set format")
 struct ChangeSetFormatTests {
-    static let header = ChangeSetHeader(setID: "0001-set", clientID: "client-Ä")
+    static let header = ChangeSetHeader(setID: "0001-set", databaseID: "client-Ä")
 
     static func sampleChanges() -> [RowChange] {
         let clock = HLCTimestamp(physicalMilliseconds: 1_763_780_000_000, counter: 5)
@@ -165,7 +165,7 @@ struct ChangeSetFormatTests {
         ])
         #expect(throws: ChangeSetFormatError.self) { try writer.write(twice) }
         #expect(throws: ChangeSetFormatError.self) {
-            try ChangeSetWriter(creatingFileAt: directory.appendingPathComponent("y"), header: ChangeSetHeader(setID: "", clientID: "c"))
+            try ChangeSetWriter(creatingFileAt: directory.appendingPathComponent("y"), header: ChangeSetHeader(setID: "", databaseID: "c"))
         }
     }
 }
@@ -177,7 +177,7 @@ struct ChangeSetFormatDocumentationTests {
         let directory = try ChangeSetFormatTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let url = directory.appendingPathComponent("example")
-        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "s1", clientID: "c"))
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: "s1", databaseID: "c"))
         let clock = HLCTimestamp(rawValue: 0x10000)
         try writer.write(RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: clock, columns: [
             .init(name: "name", value: "Ä".databaseValue, clock: clock),

@@ -68,7 +68,7 @@ struct SnapshotTests {
                 #expect(logged == 100 + 3 * transfers)
             }
             let copyStore = try LocalStore(writer: copy)
-            #expect(copyStore.clientID == database.store.clientID)
+            #expect(copyStore.databaseID == database.store.databaseID)
         }
         let existing = snapshots[0].url
         #expect(throws: (any Error).self) { try database.store.snapshot(to: existing) }
@@ -84,10 +84,10 @@ struct SnapshotTests {
         let copy = uploader.file("whole-store.sqlite")
         try uploader.store.snapshot(to: copy)
 
-        try LocalStore.adoptSnapshot(at: copy, clientID: "downloader")
+        try LocalStore.adoptSnapshot(at: copy, databaseID: "downloader")
         let downloaded = try DatabasePool(path: copy.path)
         let store = try LocalStore(writer: downloaded)
-        #expect(store.clientID == "downloader")
+        #expect(store.databaseID == "downloader")
         #expect(try store.hasPendingChanges() == false)
         #expect(try store.isApplied(setID: "other-1"))
         #expect(try store.currentClock() >= uploader.store.currentClock())

@@ -29,7 +29,7 @@ struct SupersededLocalEditTests {
         try client.store.applyChangeSet(at: ChangeSetApplyTests.handMadeSet([creation], clientID: "creator", in: client))
         try client.pool.write { db in try db.execute(sql: "UPDATE items SET name = ? WHERE id = 'k'", arguments: [value]) }
         let pending = try #require(try client.pendingChanges().first)
-        #expect(client.store.clientID.utf8.lexicographicallyPrecedes("X".utf8))
+        #expect(client.store.databaseID.utf8.lexicographicallyPrecedes("X".utf8))
         return (client, pending.clock)
     }
 

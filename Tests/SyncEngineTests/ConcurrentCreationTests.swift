@@ -38,7 +38,7 @@ struct ConcurrentCreationTests {
         // The creation with the larger (clock, database id) wins; both may share a millisecond.
         let annaSet = try #require(ChangeSetName(fileName: newest.name))
         let benSet = try #require(try await remote.names(in: Paths.changeSets(of: "ben")).compactMap(ChangeSetName.init(fileName:)).max())
-        let winner = LastWriterWins.isNewer(benSet.clock, ben.localStore.clientID, than: annaSet.clock, anna.localStore.clientID)
+        let winner = LastWriterWins.isNewer(benSet.clock, ben.localStore.databaseID, than: annaSet.clock, anna.localStore.databaseID)
             ? "from ben" : "from anna"
         try await anna.sync()
         try await ben.sync()
@@ -72,7 +72,7 @@ struct ConcurrentCreationTests {
     private static func advanceClock(of client: TestClient, minutes: UInt64) throws {
         let future = HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + minutes * 60_000)
         let url = client.directory.url.appendingPathComponent("future-\(UUID().uuidString).syncchg")
-        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: UUID().uuidString, clientID: "clock"))
+        let writer = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: UUID().uuidString, databaseID: "clock"))
         try writer.write(RowChange(kind: .delete, table: "tag", key: "no such tag".databaseValue, clock: future))
         try writer.finish()
         try client.localStore.applyChangeSet(at: url)

@@ -173,7 +173,7 @@ struct WholeStoreTests {
 
         let database = try DatabaseQueue(path: file.path)
         let store = try LocalStore(writer: database)
-        #expect(store.clientID != anna.localStore.clientID)
+        #expect(store.databaseID != anna.localStore.databaseID)
         #expect(try !store.hasPendingChanges())
         let application = ApplicationSyncManager(
             store: remote.store, applicationID: TestClient.applicationID,

@@ -3,12 +3,12 @@ public struct ChangeSetHeader: Sendable, Equatable {
     /// The change set's identifier, unique among all sets of a document (it is recorded as applied,
     /// so applying the same identifier twice is a no-op).
     public var setID: String
-    /// The client that produced the changes; every change in the set carries this client identifier.
-    public var clientID: String
+    /// The client that produced the changes; every change in the set carries this database identifier.
+    public var databaseID: String
 
     /// Creates a header. Neither string may be empty or longer than 1,024 UTF-8 bytes.
-    public init(setID: String, clientID: String) {
+    public init(setID: String, databaseID: String) {
         self.setID = setID
-        self.clientID = clientID
+        self.databaseID = databaseID
     }
 }

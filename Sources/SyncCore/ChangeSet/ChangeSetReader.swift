@@ -29,7 +29,7 @@ public final class ChangeSetReader {
     private var maximumClock = HLCTimestamp.zero
 
     /// The set's header, read when the reader was created.
-    public private(set) var header = ChangeSetHeader(setID: "", clientID: "")
+    public private(set) var header = ChangeSetHeader(setID: "", databaseID: "")
     /// The verified trailer, available once ``next()`` has returned `nil`.
     public private(set) var summary: ChangeSetSummary?
 
@@ -107,9 +107,9 @@ public final class ChangeSetReader {
     private func readHeaderFields<Bytes>(_ body: inout ByteCursor<Bytes>) throws {
         header = ChangeSetHeader(
             setID: try body.string(limit: ChangeSetFormat.maximumNameLength),
-            clientID: try body.string(limit: ChangeSetFormat.maximumNameLength)
+            databaseID: try body.string(limit: ChangeSetFormat.maximumNameLength)
         )
-        guard !header.setID.isEmpty, !header.clientID.isEmpty else { throw body.malformed("empty set or client id") }
+        guard !header.setID.isEmpty, !header.databaseID.isEmpty else { throw body.malformed("empty set or database id") }
         guard body.isAtEnd else { throw body.malformed("unexpected bytes in the header") }
     }
 

@@ -59,7 +59,7 @@ public final class ChangeSetWriter {
     }
 
     private func writeHeader() throws {
-        for (name, value) in [("set id", header.setID), ("client id", header.clientID)] {
+        for (name, value) in [("set id", header.setID), ("database id", header.databaseID)] {
             guard !value.isEmpty, value.utf8.count <= ChangeSetFormat.maximumNameLength else {
                 throw ChangeSetFormatError(.unencodable("the \(name) must have 1 to \(ChangeSetFormat.maximumNameLength) UTF-8 bytes"))
             }
@@ -67,7 +67,7 @@ public final class ChangeSetWriter {
         buffer.append(contentsOf: ChangeSetFormat.magic)
         buffer.append(ChangeSetFormat.version)
         record.appendString(header.setID)
-        record.appendString(header.clientID)
+        record.appendString(header.databaseID)
         try emitRecord()
     }
 

@@ -36,7 +36,7 @@ public struct ApplyReport: Sendable, Equatable {
     /// The applied set's identifier.
     public var setID: String
     /// The client that produced the set.
-    public var clientID: String
+    public var databaseID: String
     /// `true` when the set had already been applied and nothing was done.
     public var wasAlreadyApplied: Bool
     /// Rows created.
@@ -60,9 +60,9 @@ public struct ApplyReport: Sendable, Equatable {
         public var resolution: ConflictResolution
     }
 
-    init(setID: String, clientID: String, wasAlreadyApplied: Bool) {
+    init(setID: String, databaseID: String, wasAlreadyApplied: Bool) {
         self.setID = setID
-        self.clientID = clientID
+        self.databaseID = databaseID
         self.wasAlreadyApplied = wasAlreadyApplied
     }
 }

@@ -14,7 +14,7 @@ import GRDB
 ///   decided by the resolver; a local edit that loses (or has the same value as a newer remote
 ///   write) is superseded and no longer pending (see `merge`). Without a local edit, the value
 ///   is written unless this database already knows a newer write of that cell
-///   (``LastWriterWins`` on clock, then client id), in which case it is counted as stale. An update for a missing row is ignored with a warning.
+///   (``LastWriterWins`` on clock, then database id), in which case it is counted as stale. An update for a missing row is ignored with a warning.
 /// - **Delete** removes the row (missing rows are fine), discards the row's unpushed local changes
 ///   with a warning, and leaves a tombstone.
 /// - **References**: the apply runs with foreign keys off; ``finish()`` settles the references the
@@ -25,8 +25,8 @@ import GRDB
 ///   `NOT NULL`) rejects only that row change, with a warning; the rest of the set is applied.
 struct ChangeSetApplier {
     private let db: Database
-    private let localClientID: String
-    private let remoteClientID: String
+    private let localDatabaseID: String
+    private let remoteDatabaseID: String
     private let resolver: ConflictResolver
     private let tables: [String: SyncedTable]
     private let hasPendingChanges: Bool
@@ -148,14 +148,14 @@ struct ChangeSetApplier {
         header: ChangeSetHeader,
         setNumber: Int64,
         isLate: Bool,
-        localClientID: String,
+        localDatabaseID: String,
         resolver: ConflictResolver
     ) throws {
         self.db = db
         self.setNumber = setNumber
         self.isLate = isLate
-        self.localClientID = localClientID
-        remoteClientID = header.clientID
+        self.localDatabaseID = localDatabaseID
+        remoteDatabaseID = header.databaseID
         self.resolver = resolver
         let syncedTables = try LocalStore.syncedTables(in: db)
         tables = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.name, $0) })
@@ -168,7 +168,7 @@ struct ChangeSetApplier {
                 """).map { ($0["name"] as String, [$0["column_name"] as String]) },
             uniquingKeysWith: { $0.union($1) }
         )
-        report = ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: false)
+        report = ApplyReport(setID: header.setID, databaseID: header.databaseID, wasAlreadyApplied: false)
         hasPendingChanges = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_changes)") ?? false
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
         if hasPendingChanges {
@@ -322,11 +322,11 @@ struct ChangeSetApplier {
 
     /// The clock of a cell's current write: its own record or its row's insert clock, the newer.
     private static func storedClock(
-        of column: String, in stored: [String: (clock: HLCTimestamp, clientID: String)]
-    ) -> (clock: HLCTimestamp, clientID: String)? {
+        of column: String, in stored: [String: (clock: HLCTimestamp, databaseID: String)]
+    ) -> (clock: HLCTimestamp, databaseID: String)? {
         switch (stored[column], stored[LocalStoreSchema.rowClockColumn]) {
         case (let cell?, let row?):
-            LastWriterWins.isNewer(row.clock, row.clientID, than: cell.clock, cell.clientID) ? row : cell
+            LastWriterWins.isNewer(row.clock, row.databaseID, than: cell.clock, cell.databaseID) ? row : cell
         case (let cell, let row):
             cell ?? row
         }
@@ -334,7 +334,7 @@ struct ChangeSetApplier {
 
     /// Writes the winning columns of an update (or of an insert for an existing row).
     ///
-    /// Against an unpushed local edit of the same cell, the pair with the larger (clock, client id)
+    /// Against an unpushed local edit of the same cell, the pair with the larger (clock, database id)
     /// is the cell's current write, whatever the values:
     /// - the local edit wins (by the resolver's `.local`, or with an equal value): it stays pending
     ///   and is pushed with its clock; a `.local` decision against a newer remote write is
@@ -358,8 +358,8 @@ struct ChangeSetApplier {
                 let localValue: DatabaseValue = localRow[column.name]
                 let conflict = Conflict(
                     table: table.name, key: change.key, column: column.name,
-                    localValue: localValue, localClock: localClock, localClientID: localClientID,
-                    remoteValue: column.value, remoteClock: column.clock, remoteClientID: remoteClientID
+                    localValue: localValue, localClock: localClock, localDatabaseID: localDatabaseID,
+                    remoteValue: column.value, remoteClock: column.clock, remoteDatabaseID: remoteDatabaseID
                 )
                 let (resolution, isReported) = try conflict.decision(by: resolver)
                 if isReported { report.conflicts.append(.init(conflict: conflict, resolution: resolution)) }
@@ -378,7 +378,7 @@ struct ChangeSetApplier {
                     republish.append(column.name)
                 }
             } else if let stored = Self.storedClock(of: column.name, in: storedClocks),
-                      !LastWriterWins.isNewer(column.clock, remoteClientID, than: stored.clock, stored.clientID) {
+                      !LastWriterWins.isNewer(column.clock, remoteDatabaseID, than: stored.clock, stored.databaseID) {
                 report.staleValuesIgnored += 1
             } else {
                 assignments.append((column.name, column.value))
@@ -540,12 +540,12 @@ struct ChangeSetApplier {
         return try Row.fetchOne(statement, arguments: [key])
     }
 
-    private mutating func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, clientID: String)] {
+    private mutating func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, databaseID: String)] {
         guard isLate else { return [:] }
         let statement = try statement(StatementKey(purpose: .cellClocks)) {
             "SELECT column_name, clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
         }
-        var clocks: [String: (clock: HLCTimestamp, clientID: String)] = [:]
+        var clocks: [String: (clock: HLCTimestamp, databaseID: String)] = [:]
         let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
         while let row = try rows.next() {
             clocks[row["column_name"]] = (HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"])), row["client_id"])

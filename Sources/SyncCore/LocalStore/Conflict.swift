@@ -13,14 +13,14 @@ public struct Conflict: Sendable, Equatable {
     public var localValue: DatabaseValue
     /// When the local value was written.
     public var localClock: HLCTimestamp
-    /// This database's client id.
-    public var localClientID: String
+    /// This database's database id.
+    public var localDatabaseID: String
     /// The incoming value.
     public var remoteValue: DatabaseValue
     /// When the incoming value was written.
     public var remoteClock: HLCTimestamp
     /// The client that wrote the incoming value.
-    public var remoteClientID: String
+    public var remoteDatabaseID: String
 
     /// Creates a conflict description.
     public init(
@@ -29,26 +29,26 @@ public struct Conflict: Sendable, Equatable {
         column: String,
         localValue: DatabaseValue,
         localClock: HLCTimestamp,
-        localClientID: String,
+        localDatabaseID: String,
         remoteValue: DatabaseValue,
         remoteClock: HLCTimestamp,
-        remoteClientID: String
+        remoteDatabaseID: String
     ) {
         self.table = table
         self.key = key
         self.column = column
         self.localValue = localValue
         self.localClock = localClock
-        self.localClientID = localClientID
+        self.localDatabaseID = localDatabaseID
         self.remoteValue = remoteValue
         self.remoteClock = remoteClock
-        self.remoteClientID = remoteClientID
+        self.remoteDatabaseID = remoteDatabaseID
     }
 
-    /// The last-writer-wins verdict: the remote value wins when its (clock, client id) pair is the
+    /// The last-writer-wins verdict: the remote value wins when its (clock, database id) pair is the
     /// larger one (see ``LastWriterWins``).
     public var remoteWinsByLastWriter: Bool {
-        LastWriterWins.isNewer(remoteClock, remoteClientID, than: localClock, localClientID)
+        LastWriterWins.isNewer(remoteClock, remoteDatabaseID, than: localClock, localDatabaseID)
     }
 }
 

@@ -65,7 +65,7 @@ extension LocalStore {
                 report = try apply(contents, from: url, resolver: resolver, in: db)
                 return completion
             }
-            return report ?? ApplyReport(setID: summary.header.setID, clientID: summary.header.clientID, wasAlreadyApplied: true)
+            return report ?? ApplyReport(setID: summary.header.setID, databaseID: summary.header.databaseID, wasAlreadyApplied: true)
         }
     }
 
@@ -87,7 +87,7 @@ extension LocalStore {
             arguments: [header.setID]
         ) ?? false
         guard !alreadyApplied else {
-            return ApplyReport(setID: header.setID, clientID: header.clientID, wasAlreadyApplied: true)
+            return ApplyReport(setID: header.setID, databaseID: header.databaseID, wasAlreadyApplied: true)
         }
         try ChangeLogClock.stamp(in: db)
         let known = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
@@ -102,14 +102,14 @@ extension LocalStore {
                 INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock) VALUES (?, ?, ?, ?);
                 UPDATE rollingsync_state SET applying = 1;
                 """,
-            arguments: [header.setID, header.clientID, summary.changeCount, summary.maximumClock.databaseInteger]
+            arguments: [header.setID, header.databaseID, summary.changeCount, summary.maximumClock.databaseInteger]
         )
         var applier = try ChangeSetApplier(
             db: db,
             header: header,
             setNumber: db.lastInsertedRowID,
             isLate: isLate,
-            localClientID: clientID,
+            localDatabaseID: databaseID,
             resolver: resolver
         )
         for kind in [RowChange.Kind.insert, .update, .delete] where kinds.contains(kind) {

@@ -77,7 +77,7 @@ extension LocalStore {
         guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return nil }
         do {
             return try writer.read { db in
-                let encoder = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: setID, clientID: clientID))
+                let encoder = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: setID, databaseID: databaseID))
                 _ = try Self.readPendingChanges(in: db, upTo: lastSequence) { try encoder.write($0) }
                 return PendingChangeSet(summary: try encoder.finish(), lastSequence: lastSequence)
             }
@@ -122,14 +122,14 @@ extension LocalStore {
                     VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
                     """,
                 arguments: [
-                    clientID, pushed.lastSequence, LocalStoreSchema.updateOperation,
+                    databaseID, pushed.lastSequence, LocalStoreSchema.updateOperation,
                     pushed.lastSequence, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
-                    LocalStoreSchema.rowClockColumn, LocalStoreSchema.insertOperation, clientID, pushed.lastSequence,
+                    LocalStoreSchema.rowClockColumn, LocalStoreSchema.insertOperation, databaseID, pushed.lastSequence,
                     LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
                     pushed.lastSequence,
-                    pushed.summary.header.setID, clientID, pushed.summary.changeCount,
+                    pushed.summary.header.setID, databaseID, pushed.summary.changeCount,
                     pushed.summary.maximumClock.databaseInteger,
                 ]
             )

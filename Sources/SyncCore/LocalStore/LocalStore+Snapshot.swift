@@ -26,22 +26,22 @@ extension LocalStore {
     /// ``init(writer:)``.
     ///
     /// The snapshot keeps everything the sync needs (the rows, the applied set ids, the clocks of
-    /// pushed and applied cells, the tombstones); this call gives it `clientID` and drops the
+    /// pushed and applied cells, the tombstones); this call gives it `databaseID` and drops the
     /// uploader's unpushed change log, which the uploader itself will still push (applying that set
     /// later rewrites values the snapshot already holds). The clock floor is kept, so new local
     /// changes are newer than everything in the snapshot.
     /// - Parameters:
     ///   - url: the snapshot file (not open elsewhere).
-    ///   - clientID: the identity to adopt, usually the local client's existing ``clientID``; a fresh
+    ///   - databaseID: the identity to adopt, usually the local client's existing ``databaseID``; a fresh
     ///     UUID when `nil`.
     /// - Throws: a GRDB `DatabaseError` if the file is not a RollingSync database.
-    public static func adoptSnapshot(at url: URL, clientID: String? = nil) throws {
+    public static func adoptSnapshot(at url: URL, databaseID: String? = nil) throws {
         let snapshot = try DatabaseQueue(path: url.path)
         try snapshot.write { db in
             try ChangeLogClock.stamp(in: db)
             try db.execute(
                 sql: "UPDATE rollingsync_state SET client_id = ?, applying = 0; DELETE FROM rollingsync_changes;",
-                arguments: [clientID ?? UUID().uuidString]
+                arguments: [databaseID ?? UUID().uuidString]
             )
         }
         try snapshot.close()

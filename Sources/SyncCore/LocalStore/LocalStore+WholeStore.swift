@@ -64,7 +64,7 @@ extension LocalStore {
             try db.inTransaction(.immediate) {
                 _ = try ChangeLogClock.stamp(in: db)
                 let tables = try Self.syncedTables(in: db)
-                var merge = WholeStoreMerge(db: db, tables: tables, localClientID: clientID, resolver: resolver)
+                var merge = WholeStoreMerge(db: db, tables: tables, localDatabaseID: databaseID, resolver: resolver)
                 try merge.keepLocalRows()
                 try Self.checkSnapshotSchema(tables, in: db)
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")

@@ -17,7 +17,7 @@ import GRDB
 /// 4. a whole-store upload sends ``snapshot(to:)``; a download checks the file with
 ///    ``inspectSnapshot(at:)`` and installs it in place with
 ///    ``installWholeStore(at:inSameTransaction:)`` (one transaction, unpushed changes re-based);
-///    ``adoptSnapshot(at:clientID:)`` instead turns a snapshot file into a database of its own.
+///    ``adoptSnapshot(at:databaseID:)`` instead turns a snapshot file into a database of its own.
 ///
 /// Keys of deleted rows must not be reused: a deletion leaves a tombstone and wins over any later
 /// change of that key arriving from a client that had not seen it.
@@ -27,16 +27,16 @@ public final class LocalStore: Sendable {
     /// The database connection (queue or pool) shared with the application.
     public let writer: any DatabaseWriter
 
-    /// This database's client id (a UUID string created with RollingSync's tables); every local
+    /// This database's database id (a UUID string created with RollingSync's tables); every local
     /// change carries it.
-    public let clientID: String
+    public let databaseID: String
 
     /// Opens the local store on an application database, creating or upgrading RollingSync's tables.
     /// - Throws: a GRDB `DatabaseError` if the database cannot be written.
     public init(writer: any DatabaseWriter) throws {
         self.writer = writer
         try LocalStoreSchema.migrator.migrate(writer)
-        clientID = try writer.read { db in
+        databaseID = try writer.read { db in
             try String.fetchOne(db, sql: "SELECT client_id FROM rollingsync_state") ?? ""
         }
     }

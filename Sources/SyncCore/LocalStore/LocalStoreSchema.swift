@@ -8,7 +8,7 @@ import GRDB
 /// start with "rollingsync" so they never collide (an application migrator set to
 /// `eraseDatabaseOnSchemaChange` would see them as unknown and erase the database: don't combine).
 ///
-/// - `rollingsync_state`: one row; this database's client id, the newest hybrid logical clock issued
+/// - `rollingsync_state`: one row; this database's database id, the newest hybrid logical clock issued
 ///   or seen (see ``ChangeLogClock``), and the `applying` flag the capture triggers check.
 /// - `rollingsync_tables`: the registered synced tables and their key columns.
 /// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
@@ -59,7 +59,7 @@ enum LocalStoreSchema {
     }
 
     /// Folds the appended clocks of applied updates into the indexed per-cell clocks (the larger
-    /// clock, then client id, wins, as in ``LastWriterWins``) and empties the append-only table.
+    /// clock, then database id, wins, as in ``LastWriterWins``) and empties the append-only table.
     /// Each appended record holds one row's cells as repeated (column name, clock) pairs, encoded
     /// like change-set strings and varints.
     static func compactAppliedClocks(in db: Database) throws {
@@ -76,13 +76,13 @@ enum LocalStoreSchema {
         while let row = try rows.next() {
             let tableID: Int64 = row["table_id"]
             let key: DatabaseValue = row["row_key"]
-            let clientID: String = row["client_id"]
+            let databaseID: String = row["client_id"]
             let blob: Data = row["clocks"]
             var cursor = ByteCursor([UInt8](blob), streamOffset: 0)
             while !cursor.isAtEnd {
                 let column = try cursor.string(limit: ChangeSetFormat.maximumNameLength)
                 let clock = Int64(bitPattern: try cursor.varint())
-                try upsert.execute(arguments: [tableID, key, column, clock, clientID])
+                try upsert.execute(arguments: [tableID, key, column, clock, databaseID])
             }
         }
         try db.execute(sql: "DELETE FROM rollingsync_applied_clocks")

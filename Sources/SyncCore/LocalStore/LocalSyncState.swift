@@ -18,7 +18,7 @@ struct LocalSyncState: Sendable {
     /// The registration row.
     struct Registration: Sendable, Equatable {
         var documentID: String
-        var remoteClientID: String
+        var clientID: String
         var integrityKey: String?
         var isRegistered: Bool
         /// The names of this client's last-sync markers that may exist remotely (normally one; more
@@ -56,7 +56,7 @@ struct LocalSyncState: Sendable {
             try Row.fetchOne(db, sql: "SELECT * FROM rollingsync_registration").map { row in
                 Registration(
                     documentID: row["document_id"],
-                    remoteClientID: row["remote_client_id"],
+                    clientID: row["remote_client_id"],
                     integrityKey: row["integrity_key"],
                     isRegistered: row["registered"],
                     recentSyncMarkers: (row["recent_sync_markers"] as String?)?

@@ -10,7 +10,7 @@ import GRDB
 ///   records it as deleted (a tombstone): then the deletion wins, the local edits are dropped and
 ///   reported (``WholeStoreInstallation/updatesOfDeletedRows``);
 /// - for a row **both have**, each locally edited column is compared with the store's cell clock:
-///   the later write (clock, then client id) wins, and a different value is a ``Conflict`` decided
+///   the later write (clock, then database id) wins, and a different value is a ``Conflict`` decided
 ///   by the resolver, as in ``ChangeSetApplier``. A local edit that loses is superseded (its log
 ///   entry dropped); a decision against the later write is re-published with a new clock.
 /// - a local row that **collides** with a store row on a unique constraint follows the uniqueness
@@ -21,16 +21,16 @@ import GRDB
 struct WholeStoreMerge {
     private let db: Database
     private let tables: [Int64: SyncedTable]
-    private let localClientID: String
+    private let localDatabaseID: String
     private let resolver: ConflictResolver
     private var uniqueConstraints: UniqueConstraints
     /// What the merge did.
     private(set) var installation = WholeStoreInstallation(appliedSetCount: 0, rebasedChanges: 0, updatesOfDeletedRows: [])
 
-    init(db: Database, tables: [SyncedTable], localClientID: String, resolver: ConflictResolver) {
+    init(db: Database, tables: [SyncedTable], localDatabaseID: String, resolver: ConflictResolver) {
         self.db = db
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
-        self.localClientID = localClientID
+        self.localDatabaseID = localDatabaseID
         self.resolver = resolver
         uniqueConstraints = UniqueConstraints(db: db)
     }
@@ -132,8 +132,8 @@ struct WholeStoreMerge {
             }
             let conflict = Conflict(
                 table: table.name, key: key, column: column,
-                localValue: localValue, localClock: localClock, localClientID: localClientID,
-                remoteValue: storeValue, remoteClock: cell.clock, remoteClientID: cell.clientID
+                localValue: localValue, localClock: localClock, localDatabaseID: localDatabaseID,
+                remoteValue: storeValue, remoteClock: cell.clock, remoteDatabaseID: cell.databaseID
             )
             let (resolution, isReported) = try conflict.decision(by: resolver)
             if isReported { installation.conflicts.append(.init(conflict: conflict, resolution: resolution)) }
@@ -166,7 +166,7 @@ struct WholeStoreMerge {
     }
 
     /// The store's clock and client of a cell's last write, if it recorded one.
-    private func cellClock(table: SyncedTable, key: DatabaseValue, column: String) throws -> (clock: HLCTimestamp, clientID: String)? {
+    private func cellClock(table: SyncedTable, key: DatabaseValue, column: String) throws -> (clock: HLCTimestamp, databaseID: String)? {
         try Row.fetchOne(
             db,
             sql: "SELECT clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ? AND column_name = ?",

@@ -73,10 +73,10 @@ public actor DocumentSyncManager {
         state = LocalSyncState(writer: localStore.writer)
         let clientID = application.device.clientID
         let bound = try state.bind(documentID: documentID.rawValue, clientID: clientID.rawValue)
-        guard bound.documentID == documentID.rawValue, bound.remoteClientID == clientID.rawValue else {
+        guard bound.documentID == documentID.rawValue, bound.clientID == clientID.rawValue else {
             throw SyncError(
                 .notRegistered,
-                "this database syncs document \(bound.documentID) as client \(bound.remoteClientID); "
+                "this database syncs document \(bound.documentID) as client \(bound.clientID); "
                     + "it cannot also sync document \(documentID) as client \(clientID)"
             )
         }

@@ -28,7 +28,7 @@ struct OutgoingChangeSet: Sendable, Equatable {
         let clock = { (column: String) in HLCTimestamp(rawValue: UInt64(bitPattern: row[column] as Int64)) }
         pending = PendingChangeSet(
             summary: ChangeSetSummary(
-                header: ChangeSetHeader(setID: row["set_id"], clientID: row["client_id"]),
+                header: ChangeSetHeader(setID: row["set_id"], databaseID: row["client_id"]),
                 changeCount: row["change_count"],
                 minimumClock: clock("minimum_clock"),
                 maximumClock: clock("maximum_clock"),
@@ -41,7 +41,7 @@ struct OutgoingChangeSet: Sendable, Equatable {
     var databaseArguments: StatementArguments {
         let summary = pending.summary
         return [
-            name.fileName, summary.header.setID, summary.header.clientID, summary.changeCount,
+            name.fileName, summary.header.setID, summary.header.databaseID, summary.changeCount,
             summary.minimumClock.databaseInteger, summary.maximumClock.databaseInteger, summary.byteCount,
             pending.lastSequence,
         ]
