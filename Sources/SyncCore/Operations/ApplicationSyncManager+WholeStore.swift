@@ -24,7 +24,7 @@ extension ApplicationSyncManager {
         }
         let application = try await register()
         let layout = application.layout.document(documentID)
-        let key = try await DocumentRegistrar.currentIntegrityKey(of: layout, format: application.format, through: application.remote)
+        let key = try await IntegrityKeyFile.currentKey(of: layout, format: application.format, through: application.remote)
         let downloader = key.map { WholeStoreDownloader(remote: application.remote, layout: layout, integrityKey: $0) }
         let installed = try await downloader?.withNewestUsable(from: client) { unit, url in
             do {

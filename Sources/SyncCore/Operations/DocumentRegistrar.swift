@@ -94,7 +94,7 @@ struct DocumentRegistrar {
     /// should a race leave two).
     /// - Throws: ``SyncError/Code/corruptRemoteData`` if there is none.
     static func integrityKey(of layout: DocumentLayout, format: RemoteFormatFile, through remote: CodedRemote) async throws -> String {
-        guard let key = try await currentIntegrityKey(of: layout, format: format, through: remote) else {
+        guard let key = try await IntegrityKeyFile.currentKey(of: layout, format: format, through: remote) else {
             throw SyncError(
                 .corruptRemoteData,
                 "document \(layout.root) has no integrity key in \(IntegrityKeyFile.directory(of: layout, format: format))"
@@ -104,18 +104,14 @@ struct DocumentRegistrar {
     }
 
     /// The document's integrity key, or `nil` if the document (or its key) is gone: one listing.
-    static func currentIntegrityKey(of layout: DocumentLayout, format: RemoteFormatFile, through remote: CodedRemote) async throws -> String? {
-        try await remote.listIfPresent(IntegrityKeyFile.directory(of: layout, format: format)).flatMap {
-            IntegrityKeyFile.key(in: $0, format: format)
-        }
-    }
+
 
     private func createDocument(wasDeleted: Bool) async throws {
         let format = application.format
         for directory in layout.skeleton(format: format) {
             try await remote.createDirectory(directory)
         }
-        if try await Self.currentIntegrityKey(of: layout, format: format, through: remote) == nil {
+        if try await IntegrityKeyFile.currentKey(of: layout, format: format, through: remote) == nil {
             let key = try await remote.remote { try IntegrityKeyFile.path(for: UUID().uuidString, of: layout, format: format) }
             try await remote.write(Data(), to: key)
         }

@@ -69,7 +69,7 @@ struct Synchronizer: Sendable {
             guard let recentSyncs, IntegrityKeyFile.key(in: recentSyncs, format: format) == integrityKey else {
                 return .registrationLost
             }
-        } else if try await DocumentRegistrar.currentIntegrityKey(of: layout, format: format, through: remote) != integrityKey {
+        } else if try await IntegrityKeyFile.currentKey(of: layout, format: format, through: remote) != integrityKey {
             return .registrationLost
         }
         let discovery = ChangeSetDiscovery(remote: remote, layout: layout, clientID: clientID, includeOwnSets: includeOwnSets)

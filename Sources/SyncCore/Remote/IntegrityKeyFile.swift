@@ -36,4 +36,10 @@ enum IntegrityKeyFile {
             return name.utf8.count >= 16 && !name.hasPrefix(".") ? String(name) : nil
         }.min()
     }
+
+    /// The key of the document at `layout` as its directory is now (one listing); `nil` when
+    /// there is none (the document does not exist).
+    static func currentKey(of layout: DocumentLayout, format: RemoteFormatFile, through remote: CodedRemote) async throws -> String? {
+        try await remote.listIfPresent(directory(of: layout, format: format)).flatMap { key(in: $0, format: format) }
+    }
 }

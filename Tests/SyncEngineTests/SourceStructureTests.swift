@@ -5,10 +5,11 @@ import SyncCore
 import TestSupport
 import Testing
 
-/// RollingSync's local tables have one migrator and one owner: databases written by earlier
-/// releases upgrade and sync on, and no file outside `Sources/SyncCore/LocalStore/` touches them.
-@Suite("Local schema: one migrator, one owner")
-struct LocalSchemaOwnershipTests {
+/// SyncCore's structure: RollingSync's local tables have one migrator and one owner (databases
+/// written by earlier releases upgrade and sync on; no file outside `Sources/SyncCore/LocalStore/`
+/// touches them), and its folders depend on each other one way (`Scripts/folder-graph.py`).
+@Suite("Source structure: one owner per table, folders without cycles")
+struct SourceStructureTests {
     /// The repository's root, from this file's path.
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -70,5 +71,15 @@ struct LocalSchemaOwnershipTests {
         }
         #expect(offenders == [], "these files name RollingSync's tables; ask LocalStore or LocalSyncState instead")
         #expect(files.count > 50, "the sources were found")
+    }
+
+    @Test("SyncCore's folders depend on each other one way (Scripts/folder-graph.py finds no cycle)")
+    func foldersHaveNoCycle() async throws {
+        let outcome = try await TestProcess.run(
+            "/usr/bin/env",
+            ["python3", Self.repository.appendingPathComponent("Scripts/folder-graph.py").path, Self.repository.appendingPathComponent("Sources/SyncCore").path]
+        )
+        #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
+        #expect(outcome.standardOutput.contains("Operations -> "), "the graph was read: \(outcome.standardOutput)")
     }
 }
