@@ -102,6 +102,19 @@ struct CommandLineSettings: Sendable, Equatable {
     }
 
     /// Records the outcome of the last successful sync (a JSON object).
+    /// Removes every `rollsync` setting from the database file at `url` (not open elsewhere), so a
+    /// file made from another client's data (a restore) is not taken for that client's database:
+    /// `rollsync init` sets it up anew.
+    static func remove(fromDatabaseAt url: URL) throws {
+        let database = try DatabaseQueue(path: url.path)
+        defer { try? database.close() }
+        try database.write { db in
+            if try db.tableExists("rollingsync_cli_settings") {
+                try db.execute(sql: "DELETE FROM rollingsync_cli_settings")
+            }
+        }
+    }
+
     static func recordLastSync(_ json: String, in db: Database) throws {
         try db.execute(
             sql: "INSERT INTO rollingsync_cli_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",

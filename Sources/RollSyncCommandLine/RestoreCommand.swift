@@ -9,7 +9,8 @@ struct RestoreCommand: AsyncParsableCommand {
         abstract: "Rebuild the document as it was at a moment (or before a change set) into a new database file.",
         discussion: """
             Starts from the newest whole store not newer than the moment and applies the change sets up to it. \
-            The new file is an ordinary database, not bound to any document; the configured database is not changed. \
+            The new file is an ordinary database, not bound to any document and without rollsync settings (run init to \
+            sync it); the configured database is not changed. \
             Refused, naming the earliest restorable moment, when vacuum removed the history needed \
             (keep it with `vacuum --keep-days N` and `push-store --keep-days N`).
             """
@@ -39,6 +40,8 @@ struct RestoreCommand: AsyncParsableCommand {
         let destination = URL(fileURLWithPath: to)
         let session = try await target.open()
         let report = try await session.showingProgress(quiet: output.json) { try await $0.restore(point, to: destination) }
+        // A whole store of another rollsync client carries its settings (its client id above all).
+        try CommandLineSettings.remove(fromDatabaseAt: destination)
         try output.console.emit(RestoreResult(file: to, point: "\(point)", report: report))
     }
 }

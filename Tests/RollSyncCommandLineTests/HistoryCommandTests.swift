@@ -62,6 +62,8 @@ struct HistoryCommandTests {
         #expect(outcome.status == 0, "\(outcome.standardError)")
         #expect(try history.workspace.notes(in: restored) == ["a=first title"])
         #expect(try history.workspace.notes(in: history.second) == ["a=second title", "b=bee"], "the configured database is unchanged")
+        let unbound = try await RollsyncProcess.run(["sync", "--db", restored])
+        #expect(unbound.status == 4 && unbound.standardError.contains("not set up"), "a restored file is no client: \(unbound.standardError)")
 
         let log = try await RollsyncProcess.run(["log", "--db", history.first, "--json"])
         let entries = try #require(try log.jsonObjects().first?["history"] as? [String: Any])["entries"] as? [[String: Any]]

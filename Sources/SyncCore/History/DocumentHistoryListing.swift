@@ -42,6 +42,9 @@ struct DocumentHistoryListing: Sendable {
     var hasSyncChangesDirectory = false
     /// Every whole-store unit, complete or not, oldest first.
     var units: [WholeStoreCatalog.Unit] = []
+    /// The tombstones in `DeletedClients/` of clients removed from the document (whose change
+    /// sets went with them).
+    var removedClients: [RemoteItem] = []
     /// Names the format does not know, anywhere in the document.
     var unknown: [UnknownEntry] = []
 
@@ -74,6 +77,7 @@ struct DocumentHistoryListing: Sendable {
         try await listing.readChangeSets(remote: remote, layout: layout)
         listing.recentSyncsAfterSets = try await remote.listIfPresent(layout.recentSyncs) ?? []
         listing.units = try await WholeStoreCatalog(remote: remote, layout: layout).units()
+        listing.removedClients = (try await remote.listIfPresent(layout.deletedClients) ?? []).filter { !$0.isDirectory }
         for unit in listing.units {
             let expected: Set<String> = [WholeStoreManifest.manifestFileName, WholeStoreManifest.indexFileName, WholeStoreManifest.storeFileName]
             for file in unit.files where !expected.contains(file.name) || file.isDirectory {
@@ -97,6 +101,13 @@ struct DocumentHistoryListing: Sendable {
         guard !item.isDirectory else { return false }
         if RecentSyncName(fileName: item.name) != nil { return true }
         return format.keepsIntegrityKeyInRecentSyncs && IntegrityKeyFile.key(in: [item], format: format) != nil
+    }
+
+    /// The ids of every change set listed now (the directories listed again).
+    static func listedSetIDs(remote: CodedRemote, layout: DocumentLayout) async throws -> Set<String> {
+        var again = DocumentHistoryListing()
+        try await again.readChangeSets(remote: remote, layout: layout)
+        return Set(again.sets.map(\.name.id))
     }
 
     private mutating func readChangeSets(remote: CodedRemote, layout: DocumentLayout) async throws {

@@ -335,6 +335,12 @@ struct HistoryVerifier: Sendable {
                     + "contains them: new clients cannot join"
             )))
         }
+        for tombstone in listing.removedClients {
+            findings.append(Finding(problem: Problem(
+                kind: .historyOnlyInWholeStores, severity: .notice, path: tombstone.path.string,
+                detail: "a client removed from the document took its change sets with it; restores start from a whole store written after the removal"
+            )))
+        }
         if vacuumed.isEmpty, !bases.unlistedSetIDs.isEmpty {
             findings.append(Finding(problem: Problem(
                 kind: .historyOnlyInWholeStores, severity: .notice, path: layout.syncChanges.string,

@@ -77,6 +77,28 @@ struct PointInTimeRestore: Sendable {
         guard !FileManager.default.fileExists(atPath: destination.path) else {
             throw SyncError(.local, "\(destination.path) exists already; choose a new file for the restored database")
         }
+        // A whole store replaced or a set vacuumed while the restore read them: start again from
+        // a fresh listing (twice at most).
+        for attempt in 1... {
+            do {
+                return try await attemptRestore()
+            } catch let error as GoneMeanwhile where attempt < 3 {
+                _ = error
+                continue
+            } catch let error as GoneMeanwhile {
+                throw error.failure
+            }
+        }
+        fatalError("unreachable")
+    }
+
+    /// A file the restore needed disappeared after it was listed (a concurrent whole-store upload
+    /// or vacuum).
+    private struct GoneMeanwhile: Error {
+        var failure: SyncError
+    }
+
+    private func attemptRestore() async throws -> RestoreReport {
         progress(SyncProgress(phase: .listing))
         let listing = try await DocumentHistoryListing.read(remote: application.remote, layout: layout, format: application.format)
         guard let integrityKey = listing.integrityKey else {
@@ -88,11 +110,16 @@ struct PointInTimeRestore: Sendable {
         defer { Self.removeDatabaseFiles(at: working) }
         let downloader = WholeStoreDownloader(remote: application.remote, layout: layout, integrityKey: integrityKey, progress: progress)
         let bases = try await RestoreBases.read(listing, remote: application.remote, layout: layout)
-        let accepted = Set(bases.usable.map(\.unit.name).filter(includesUnit))
+        let accepted = Set(bases.usable.map(\.unit).filter { includesUnit($0.name) }.map { "\($0.client)/\($0.name)" })
         var report = RestoreReport()
-        let base = try await downloader.withNewestUsable(from: nil, accepting: { accepted.contains($0) }) { unit, url in
-            try Self.local { try FileManager.default.copyItem(at: url, to: working) }
-            return unit
+        let base: WholeStoreCatalog.Unit?
+        do {
+            base = try await downloader.withNewestUsable(from: nil, accepting: { accepted.contains("\($0.client)/\($0.name)") }) { unit, url in
+                try Self.local { try FileManager.default.copyItem(at: url, to: working) }
+                return unit
+            }
+        } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
+            throw GoneMeanwhile(failure: error)
         }
         if let base {
             report.base = layout.wholeStoreUnit(base.name, of: base.client).string
@@ -181,17 +208,23 @@ struct PointInTimeRestore: Sendable {
                     try store.applyChangeSet(at: url, verified: contents, resolver: .lastWriterWins)
                 }
             } catch let unreadable as ChangeSetFetcher.Unreadable {
-                throw SyncError(
+                let failure = SyncError(
                     .corruptRemoteData,
                     "change set \(set.name.fileName) of \(set.client) cannot be read (\(unreadable.reason)); nothing was restored"
                 )
-            } catch let error as LocalStoreError where error.reason.isUpgradeRequired {
+                guard try await application.remote.exists(layout.changeSet(set.name, of: set.client)) != nil else {
+                    throw GoneMeanwhile(failure: failure)
+                }
+                throw failure
+            } catch let error as LocalStoreError where error.newerSchema != nil || error.reason.isUpgradeRequired {
                 throw SyncError(
                     .upgradeRequired,
-                    "change set \(set.name.fileName) of \(set.client) needs a newer schema than the restore starts from "
-                        + "(\(error)); nothing was restored",
+                    "change set \(set.name.fileName) of \(set.client) needs a newer schema than the restore has (\(error)); "
+                        + "restore from a database of the application with that schema; nothing was restored",
                     underlying: error
                 )
+            } catch let error as LocalStoreError {
+                throw SyncError(.local, "change set \(set.name.fileName) of \(set.client) could not be applied: \(error)", underlying: error)
             }
             report.appliedSets += 1
             report.appliedChanges += applied.insertedRows + applied.updatedRows + applied.deletedRows

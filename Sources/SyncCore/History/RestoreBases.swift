@@ -11,8 +11,10 @@ import RemoteProtocol
 ///   whole store uploaded after its first sync.
 ///
 /// So a unit can be a restore's base only if it contains the set every vacuum marker names and
-/// every set some whole store contains that no directory lists any more; and a replay from the
-/// beginning is possible only if neither exists. (Rows that were in a table before it was
+/// every set some whole store contains that no directory lists any more, and was written after
+/// every client removal the document's `DeletedClients/` records; and a replay from the
+/// beginning is possible only if none of these exists. (A removed client that registers again
+/// deletes its tombstone: what it took with it is then known only from whole-store indexes.) (Rows that were in a table before it was
 /// registered travel only in whole stores, which nothing names: a replay from the beginning shows
 /// the document as its change sets made it.)
 struct RestoreBases: Sendable {
@@ -47,9 +49,22 @@ struct RestoreBases: Sendable {
         let listed = Set(listing.sets.map(\.name.id))
         var bases = RestoreBases()
         bases.unlistedSetIDs = candidates.reduce(into: Set<String>()) { $0.formUnion($1.contained) }.subtracting(listed)
+        if !bases.unlistedSetIDs.isEmpty {
+            // A set pushed after the directories were listed may already be in a whole store
+            // listed later: a set is gone only if a second listing lacks it too.
+            bases.unlistedSetIDs.subtract(try await DocumentHistoryListing.listedSetIDs(remote: remote, layout: layout))
+        }
         let vacuumed = Set(listing.newestVacuumed.values.map(\.id))
-        bases.usable = candidates.filter { vacuumed.isSubset(of: $0.contained) && bases.unlistedSetIDs.isSubset(of: $0.contained) }
-        bases.canReplayFromBeginning = vacuumed.isEmpty && bases.unlistedSetIDs.isEmpty
+        // A removed client's sets went with it, and only whole stores written after its removal
+        // are sure to hold what others had applied of them (by the server's time of its
+        // tombstone, when the store reports it).
+        let removals = listing.removedClients.compactMap(\.modificationDate)
+        let removedAfter = removals.count == listing.removedClients.count ? removals.max() : nil
+        bases.usable = candidates.filter { base in
+            vacuumed.isSubset(of: base.contained) && bases.unlistedSetIDs.isSubset(of: base.contained)
+                && removedAfter.map { base.unit.name.date >= $0 } ?? true
+        }
+        bases.canReplayFromBeginning = vacuumed.isEmpty && bases.unlistedSetIDs.isEmpty && listing.removedClients.isEmpty
         return bases
     }
 

@@ -92,47 +92,75 @@ extension LocalStore {
 }
 
 extension LocalStore {
-    /// Brings the synced tables of this store (a restored file, open only here) up to the schema
-    /// of the RollingSync database `source` reads: synced tables it lacks are created from the
-    /// source's statements and registered, columns it lacks are added (with the source's type and
-    /// default; a `NOT NULL` column without a default cannot be added and is left out, so a set
-    /// that writes it is refused as needing an upgrade). Columns and tables the source lacks stay.
-    /// Point-in-time restore runs it on a whole store older than a schema migration, so change
-    /// sets written after the migration apply.
+    /// Brings this store (a restored file, open only here) up to the schema of the RollingSync
+    /// database `source` reads, as far as SQLite allows without rebuilding tables:
+    /// - synced tables it lacks are created from the source's statements, and tables the source
+    ///   syncs that it has but does not sync are registered;
+    /// - columns it lacks are added with the source's type and default; one SQLite cannot add
+    ///   (a `NOT NULL` column without a default, a default that is not a constant) is left out, so
+    ///   a set that writes it is refused as needing an upgrade;
+    /// - the source's indexes, views and triggers it lacks are created (those naming something it
+    ///   lacks are left out), and the source's applied GRDB migrations are recorded, so the
+    ///   application's own migrator does not run them again on the restored file.
+    ///
+    /// Columns and tables the source lacks stay. Point-in-time restore runs it on a whole store
+    /// older than a schema migration, so change sets written after the migration apply.
     /// - Returns: whether anything was added.
     @discardableResult
     func adoptMissingSchema(of source: any DatabaseReader) throws -> Bool {
-        let wanted: [(table: String, create: String, columns: [Row])] = try source.read { db in
-            try Self.syncedTables(in: db).map { table in
-                let create = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table.name]) ?? ""
-                return (table.name, create, try Row.fetchAll(db, sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [table.name]))
-            }
+        let (wanted, objects, migrations) = try source.read { db in
+            (
+                try Self.syncedTables(in: db).map { table in
+                    (
+                        table: table.name,
+                        create: try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?", arguments: [table.name]) ?? "",
+                        columns: try Row.fetchAll(db, sql: "SELECT * FROM pragma_table_xinfo(?)", arguments: [table.name])
+                    )
+                },
+                try Row.fetchAll(db, sql: """
+                    SELECT name, sql FROM sqlite_schema WHERE type IN ('index', 'view', 'trigger') AND sql IS NOT NULL
+                    AND name NOT LIKE '\(LocalStoreSchema.prefix)%' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                    ORDER BY CASE type WHEN 'index' THEN 0 WHEN 'view' THEN 1 ELSE 2 END
+                    """).map { (name: $0["name"] as String, sql: $0["sql"] as String) },
+                try db.tableExists("grdb_migrations") ? try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") : []
+            )
         }
+        let synced = Set(try syncedTables().map(\.name))
         var changed = false
-        var newTables: [String] = []
+        var toRegister: [String] = []
         try writer.write { db in
             for (table, create, columns) in wanted {
                 guard try db.tableExists(table) else {
                     try db.execute(sql: create)
-                    newTables.append(table)
+                    toRegister.append(table)
                     continue
                 }
-                let present = Set(try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [table]).map { $0["name"] as String })
+                if !synced.contains(table) { toRegister.append(table) }
+                let present = Set(try String.fetchAll(db, sql: "SELECT name FROM pragma_table_xinfo(?)", arguments: [table]))
                 for column in columns where !present.contains(column["name"] as String) && (column["hidden"] as Int? ?? 0) == 0 {
                     let name: String = column["name"]
                     let type: String = column["type"] ?? ""
                     let notNull = (column["notnull"] as Int? ?? 0) != 0
                     let defaultValue: String? = column["dflt_value"]
-                    if notNull && defaultValue == nil { continue }
+                    if notNull && (defaultValue == nil || defaultValue?.uppercased() == "NULL") { continue }
                     var definition = "\(name.sqlIdentifier) \(type)"
                     if let defaultValue { definition += " DEFAULT \(defaultValue)" }
                     if notNull { definition += " NOT NULL" }
-                    try db.execute(sql: "ALTER TABLE \(table.sqlIdentifier) ADD COLUMN \(definition)")
-                    changed = true
+                    // SQLite refuses some columns on a table with rows (a non-constant default).
+                    if (try? db.execute(sql: "ALTER TABLE \(table.sqlIdentifier) ADD COLUMN \(definition)")) != nil { changed = true }
+                }
+            }
+            let existing = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema"))
+            for object in objects where !existing.contains(object.name) {
+                if (try? db.execute(sql: object.sql)) != nil { changed = true }
+            }
+            if try db.tableExists("grdb_migrations") {
+                for identifier in migrations {
+                    try db.execute(sql: "INSERT OR IGNORE INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
                 }
             }
         }
-        for table in newTables {
+        for table in toRegister {
             try register(table: table)
             changed = true
         }

@@ -59,3 +59,15 @@ extension LocalStoreError.Reason {
         if case .upgradeRequired = self { true } else { false }
     }
 }
+
+extension LocalStoreError {
+    /// The table and column (`nil`: the table itself) that a change set needs and the local
+    /// schema lacks, when that is why applying it failed (the apply was rolled back).
+    var newerSchema: (table: String, column: String?)? {
+        switch reason {
+        case .unknownColumn(let column): (table, column)
+        case .unregisteredTable: (table, nil)
+        default: nil
+        }
+    }
+}

@@ -162,7 +162,7 @@ struct Synchronizer: Sendable {
                             let applied = try local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
                             record(applied, from: set.client, into: &report)
                         } catch let error as SyncError {
-                            guard let (table, column) = Self.newerSchema(in: error) else { throw error }
+                            guard let (table, column) = (error.underlying as? LocalStoreError)?.newerSchema else { throw error }
                             report.warnings.append(
                                 .upgradeRequired(table: table, column: column, fromClient: set.client, fileName: set.name.fileName)
                             )
@@ -195,17 +195,6 @@ struct Synchronizer: Sendable {
                 }
                 throw error
             }
-        }
-    }
-
-    /// The table and column (`nil`: the table itself) that a set needs and the local schema lacks,
-    /// when that is why applying it failed (the apply was rolled back).
-    static func newerSchema(in error: SyncError) -> (table: String, column: String?)? {
-        guard let problem = error.underlying as? LocalStoreError else { return nil }
-        switch problem.reason {
-        case .unknownColumn(let column): return (problem.table, column)
-        case .unregisteredTable: return (problem.table, nil)
-        default: return nil
         }
     }
 

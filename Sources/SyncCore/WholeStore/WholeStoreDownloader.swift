@@ -43,7 +43,7 @@ struct WholeStoreDownloader: Sendable {
         }
     }
 
-    /// Runs `body` with the newest usable unit of `client` (of any client when `nil`) whose name
+    /// Runs `body` with the newest usable unit of `client` (of any client when `nil`) that
     /// `isAccepted` accepts, verified
     /// into a scratch file that is removed afterwards; a unit that fails verification, or for
     /// which `body` throws ``SyncError/Code/corruptRemoteData`` or ``SyncError/Code/upgradeRequired``
@@ -51,13 +51,13 @@ struct WholeStoreDownloader: Sendable {
     /// the first such error is thrown.
     /// - Returns: `body`'s result, or `nil` when there is no usable unit at all.
     func withNewestUsable<Result>(
-        from client: SyncIdentifier?, accepting isAccepted: (WholeStoreUnitName) -> Bool = { _ in true },
+        from client: SyncIdentifier?, accepting isAccepted: (WholeStoreCatalog.Unit) -> Bool = { _ in true },
         _ body: (WholeStoreCatalog.Unit, URL) throws -> Result
     ) async throws -> Result? {
         let catalog = WholeStoreCatalog(remote: remote, layout: layout)
         let markers = try await vacuumMarkers()
         var firstFailure: (any Error)?
-        for unit in try await catalog.units(of: client).reversed() where unit.isComplete && isAccepted(unit.name) {
+        for unit in try await catalog.units(of: client).reversed() where unit.isComplete && isAccepted(unit) {
             do {
                 guard let verified = try await fetchIfUsable(unit, markers: markers, catalog: catalog) else { continue }
                 defer { verified.remove() }
