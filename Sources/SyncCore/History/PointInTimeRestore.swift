@@ -39,6 +39,10 @@ public struct RestoreReport: Sendable, Equatable, Codable {
     public var appliedSets = 0
     /// How many row changes those sets held.
     public var appliedChanges = 0
+    /// Rows the data rules removed while the sets were replayed that no change set deleted, put
+    /// back (see ``LocalStore``'s reinstatement): the replay applies sets in clock order, which no
+    /// client may have done, so a collision or a missing parent it met may never have happened.
+    public var reinstatedRows = 0
     /// The file name of the newest change set in the restored state, `nil` if there is none.
     public var newestSet: String?
     /// The time of that set's newest change.
@@ -57,7 +61,9 @@ public struct RestoreReport: Sendable, Equatable, Codable {
 /// 2. **Replay**: every change set the point includes that the base does not contain, in the
 ///    order clients apply them, each verified and applied as a sync applies it (last writer wins
 ///    per cell, the same data rules), so the result is the state any client holds once it has
-///    applied exactly those sets. That is a cut by clock: a set an offline client pushes later
+///    applied exactly those sets. A row the rules removed during the replay that no set deletes is
+///    put back afterwards: every client that removed a row by a rule pushed the deletion, so a
+///    removal without one comes from the replay's order, not from the history. That is a cut by clock: a set an offline client pushes later
 ///    with older clocks joins the moments it was made at, though nobody had it then.
 /// 3. **Publish**: the file is made an unbound database (a fresh RollingSync client id, no change
 ///    log, no registration, as ``ApplicationSyncManager/downloadWholeStore(of:from:to:)`` leaves
@@ -137,7 +143,9 @@ struct PointInTimeRestore: Sendable {
             let applied = Set(try Self.local { try store.appliedSetIDs() })
             let included = listing.sets.filter { includes($0.name) }
             let missing = included.filter { !applied.contains($0.name.id) }
+            let watermark = try Self.local { try store.removedRowsWatermark() }
             try await replay(missing, into: store, report: &report)
+            report.reinstatedRows = try Self.local { try store.reinstateRowsRemovedByRules(after: watermark) }
             report.newestSet = included.last?.name.fileName
             report.newestSetTime = included.last?.name.clock.date
             try database.close()

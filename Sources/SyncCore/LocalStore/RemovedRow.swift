@@ -65,3 +65,110 @@ extension LocalStore {
         }
     }
 }
+
+extension LocalStore {
+    /// The newest entry of `rollingsync_removed_rows` (0 when there is none): entries after it
+    /// were made by what runs next.
+    func removedRowsWatermark() throws -> Int64 {
+        try writer.read { db in try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) FROM rollingsync_removed_rows") ?? 0 }
+    }
+
+    /// For a database change sets were replayed into (a point-in-time restore): puts back the rows
+    /// the data rules removed during the replay, after `watermark`, that no change set deleted (no
+    /// tombstone) and that are not there, from their saved values, parents before children.
+    ///
+    /// Such a removal is the replay's own decision, made because it applies sets in clock order,
+    /// which no client may have done: a rule that removed a row on a client pushed the deletion,
+    /// and the replay applied that deletion too. A row that still collides on a unique constraint
+    /// or lacks its parent stays removed (and in `rollingsync_removed_rows`).
+    /// - Returns: how many rows were put back.
+    @discardableResult
+    func reinstateRowsRemovedByRules(after watermark: Int64) throws -> Int {
+        try withForeignKeysOff { db in
+            try db.inTransaction {
+                let tables = Dictionary(uniqueKeysWithValues: try Self.syncedTables(in: db).map { ($0.name, $0) })
+                var candidates: [(table: SyncedTable, key: DatabaseValue, values: [String: DatabaseValue])] = []
+                var seen = Set<String>()
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT table_name, row_key, row_values FROM rollingsync_removed_rows WHERE seq > ? ORDER BY seq DESC", arguments: [watermark]
+                ) {
+                    guard let table = tables[row["table_name"]] else { continue }
+                    let key: DatabaseValue = row["row_key"]
+                    guard seen.insert("\(table.name)\u{0}\(key)").inserted else { continue }
+                    let deleted = try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)", arguments: [table.id, key]
+                    ) ?? true
+                    guard !deleted, let values = Self.decodeRemovedValues(row["row_values"]) else { continue }
+                    candidates.append((table, key, values))
+                }
+                try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
+                defer { try? db.execute(sql: "UPDATE rollingsync_state SET applying = 0") }
+                var reinstated = 0
+                var progress = true
+                // Parents first: a child whose parent is not back yet waits for the next round.
+                while progress, !candidates.isEmpty {
+                    progress = false
+                    var waiting: [(table: SyncedTable, key: DatabaseValue, values: [String: DatabaseValue])] = []
+                    for candidate in candidates {
+                        if try Self.reinstate(candidate.values, key: candidate.key, into: candidate.table, in: db) {
+                            reinstated += 1
+                            progress = true
+                        } else {
+                            waiting.append(candidate)
+                        }
+                    }
+                    candidates = waiting
+                }
+                return .commit
+            }
+            return 0
+        }
+    }
+
+    /// Inserts a removed row back if it is absent, breaks no constraint and has its parents.
+    private static func reinstate(_ values: [String: DatabaseValue], key: DatabaseValue, into table: SyncedTable, in db: Database) throws -> Bool {
+        guard try Row.fetchOne(db, sql: "SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?", arguments: [key]) == nil else {
+            return false
+        }
+        let columns = values.keys.sorted()
+        let savepoint = "rollingsync_reinstate"
+        try db.execute(sql: "SAVEPOINT \(savepoint)")
+        do {
+            try db.execute(
+                sql: "INSERT INTO main.\(table.name.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                arguments: StatementArguments(columns.map { values[$0] })
+            )
+            let broken = try Row.fetchAll(db, sql: "SELECT 1 FROM pragma_foreign_key_check(?)", arguments: [table.name])
+            guard broken.isEmpty else {
+                try db.execute(sql: "ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+                return false
+            }
+            try db.execute(sql: "RELEASE \(savepoint)")
+            return true
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            try db.execute(sql: "ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+            return false
+        }
+    }
+
+    /// The values ``RemovedRow/save(table:key:row:reason:in:)`` wrote, back as database values;
+    /// `nil` if the text is not such an object.
+    static func decodeRemovedValues(_ json: String) -> [String: DatabaseValue]? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
+        var values: [String: DatabaseValue] = [:]
+        for (column, value) in object {
+            switch value {
+            case is NSNull: values[column] = .null
+            case let text as String: values[column] = text.databaseValue
+            case let blob as [String: Any]:
+                guard let base64 = blob["base64"] as? String, let data = Data(base64Encoded: base64) else { return nil }
+                values[column] = data.databaseValue
+            case let number as NSNumber:
+                let type = String(cString: number.objCType)
+                values[column] = type == "d" || type == "f" ? number.doubleValue.databaseValue : number.int64Value.databaseValue
+            default: return nil
+            }
+        }
+        return values
+    }
+}
