@@ -1,7 +1,7 @@
 import CCurl
 
 /// A libcurl failure, kept as the ``RemoteProtocol/RemoteStoreError/underlying`` error of the
-/// WebDAV store's errors: libcurl's numeric code and its explanation (never a credential).
+/// libcurl-based stores' errors (WebDAV, S3): libcurl's numeric code and its explanation (never a credential).
 public struct CurlError: Error, Sendable, CustomStringConvertible {
     /// libcurl's `CURLcode` value (for example 7 for "couldn't connect", 28 for a timeout).
     public let code: Int
@@ -9,7 +9,7 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     public let message: String
 
     /// Describes `code`, with `detail` from libcurl's error buffer if it says more.
-    init(_ code: CURLcode, detail: String) {
+    package init(_ code: CURLcode, detail: String) {
         self.code = Int(code.rawValue)
         let summary = String(cString: curl_easy_strerror(code))
         message = detail.isEmpty || detail == summary ? summary : "\(summary): \(detail)"
