@@ -94,7 +94,7 @@ let package = Package(
             name: "RollSyncCommandLine",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", "S3Remote", grdb,
+                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", "S3Remote", "CurlTransport", grdb,
                 logging,
             ],
             swiftSettings: sharedSwiftSettings

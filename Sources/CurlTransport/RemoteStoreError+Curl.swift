@@ -12,7 +12,7 @@ extension RemoteStoreError {
     /// refused login is `authenticationFailed`; anything else is `io`. The libcurl code and text
     /// are kept as ``underlying``.
     package static func transport(_ code: CURLcode, detail: String, serverKind: String) -> RemoteStoreError {
-        let underlying = CurlError(code, detail: detail)
+        let underlying = CurlError(code, detail: detail, serverKind: serverKind)
         let (errorCode, message) = classification(of: code, server: "the \(serverKind) server", kind: serverKind)
         return RemoteStoreError(errorCode, message: "\(message) (\(underlying.message))", underlying: underlying)
     }
