@@ -2,6 +2,7 @@ import Foundation
 import RemoteProtocol
 import S3Remote
 import Testing
+import TestSupport
 
 /// The moto S3 server started by `Scripts/test-servers.sh` (Scripts/test-servers.d/s3.sh), found
 /// through the `ROLLSYNC_TEST_S3_*` variables that script writes.
@@ -63,4 +64,44 @@ enum S3TestServer {
 struct TestServerMissing: Error, CustomStringConvertible {
     let variable: String
     var description: String { "\(variable) is not set: start the servers with Scripts/test-servers.sh start s3" }
+}
+
+extension S3TestServer {
+    /// The test bucket's name.
+    static func bucket() throws -> String {
+        try variable("ROLLSYNC_TEST_S3_BUCKET")
+    }
+
+    /// Runs the AWS CLI against the test server with the test user's keys; returns its output.
+    static func awsCLI(_ arguments: [String]) async throws -> String {
+        let outcome = try await TestProcess.run(
+            try variable("ROLLSYNC_TEST_AWS_CLI"),
+            (arguments.first == "--endpoint-url" ? [] : ["--endpoint-url", try variable("ROLLSYNC_TEST_S3_ENDPOINT")]) + ["--region", "us-east-1"]
+                + arguments,
+            environment: [
+                "AWS_ACCESS_KEY_ID": try variable("ROLLSYNC_TEST_S3_ACCESS_KEY_ID"),
+                "AWS_SECRET_ACCESS_KEY": try variable("ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY"),
+                "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null", "AWS_PROFILE": nil,
+            ]
+        )
+        guard outcome.status == 0 else {
+            throw AWSCLIFailure(arguments: arguments, output: outcome.standardError)
+        }
+        return outcome.standardOutput
+    }
+
+    /// The keys of the multipart uploads in progress in the test bucket below `prefix`.
+    static func pendingMultipartUploads(prefix: String) async throws -> [String] {
+        let output = try await awsCLI([
+            "s3api", "list-multipart-uploads", "--bucket", try bucket(), "--prefix", prefix, "--query", "Uploads[].Key", "--output", "json",
+        ])
+        return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String]) ?? []
+    }
+}
+
+/// The AWS CLI failed.
+struct AWSCLIFailure: Error, CustomStringConvertible {
+    let arguments: [String]
+    let output: String
+    var description: String { "aws \(arguments.joined(separator: " ")) failed: \(output)" }
 }
