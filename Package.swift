@@ -127,9 +127,16 @@ let package = Package(
             path: "Benchmarks/SFTPBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: sharedSwiftSettings),
+        .executableTarget(
+            name: "S3Benchmark",
+            dependencies: ["S3Remote", "RemoteProtocol", "BenchmarkSupport"],
+            path: "Benchmarks/S3Benchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
         .executableTarget(
             name: "WebDAVBenchmark",
-            dependencies: ["WebDAVRemote", "RemoteProtocol"],
+            dependencies: ["WebDAVRemote", "RemoteProtocol", "BenchmarkSupport"],
             path: "Benchmarks/WebDAVBenchmark",
             swiftSettings: sharedSwiftSettings
         ),

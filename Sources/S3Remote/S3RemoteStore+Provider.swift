@@ -64,22 +64,23 @@ extension S3RemoteStore.Configuration {
             )
         }
         self.init(bucket: bucket, prefix: url.path(percentEncoded: false))
+        let values = SettingValues(settings, backend: "S3")
         if let text = settings["endpoint"] {
             guard let endpoint = URL(string: text), endpoint.scheme != nil, endpoint.host() != nil else {
-                throw Self.invalid("endpoint", text, expected: "an http(s) URL")
+                throw values.invalid("endpoint", text, expected: "an http(s) URL")
             }
             self.endpoint = endpoint
         }
         region = settings["region"]
         if let text = settings["style"] {
             guard let style = AddressingStyle(rawValue: text.lowercased()) else {
-                throw Self.invalid("style", text, expected: "auto, path or virtual")
+                throw values.invalid("style", text, expected: "auto, path or virtual")
             }
             addressingStyle = style
         }
         if let text = settings["allow-insecure-http"] {
             guard ["yes", "no", "true", "false"].contains(text.lowercased()) else {
-                throw Self.invalid("allow-insecure-http", text, expected: "yes or no")
+                throw values.invalid("allow-insecure-http", text, expected: "yes or no")
             }
             allowInsecureHTTP = ["yes", "true"].contains(text.lowercased())
         }
@@ -92,25 +93,13 @@ extension S3RemoteStore.Configuration {
             credentials = .profile(profile)
         }
         caFile = settings["ca-file"]
-        connectionCount = try Self.integer(settings, "connections", minimum: 1).map(Int.init) ?? connectionCount
-        if let attempts = try Self.integer(settings, "retries", minimum: 1) {
-            retryPolicy = RetryPolicy(maximumAttempts: Int(attempts))
+        connectionCount = try values.count("connections", minimum: 1) ?? connectionCount
+        if let attempts = try values.count("retries", minimum: 1) {
+            retryPolicy = RetryPolicy(maximumAttempts: attempts)
         }
-        partSize = try Self.integer(settings, "part-size", minimum: Self.minimumPartSize) ?? partSize
-        multipartThreshold = try Self.integer(settings, "multipart-threshold", minimum: Self.minimumPartSize) ?? multipartThreshold
-        connectTimeout = try Self.integer(settings, "connect-timeout", minimum: 1).map { .seconds($0) } ?? connectTimeout
-        lowSpeedTime = try Self.integer(settings, "low-speed-time", minimum: 1).map { .seconds($0) } ?? lowSpeedTime
-    }
-
-    private static func integer(_ settings: [String: String], _ key: String, minimum: Int64) throws -> Int64? {
-        guard let text = settings[key] else { return nil }
-        guard let value = Int64(text), value >= minimum else {
-            throw invalid(key, text, expected: "a whole number of at least \(minimum)")
-        }
-        return value
-    }
-
-    private static func invalid(_ key: String, _ value: String, expected: String) -> RemoteStoreError {
-        RemoteStoreError(.unsupported, message: "the S3 setting \(key)=\(value) is invalid: expected \(expected)")
+        partSize = try values.count("part-size", minimum: Self.minimumPartSize) ?? partSize
+        multipartThreshold = try values.count("multipart-threshold", minimum: Self.minimumPartSize) ?? multipartThreshold
+        connectTimeout = try values.seconds("connect-timeout") ?? connectTimeout
+        lowSpeedTime = try values.seconds("low-speed-time") ?? lowSpeedTime
     }
 }

@@ -37,13 +37,19 @@ struct S3RemoteStoreTests {
         await store.close()
     }
 
+    /// A store on the shared server's `prefix` that uploads files above `threshold` in 5 MiB parts.
+    private func multipartStore(prefix: String, threshold: Int64, partConcurrency: Int = 4) throws -> S3RemoteStore {
+        var configuration = try S3RemoteStore.Configuration(S3TestServer.configuration(prefix: prefix))
+        configuration.multipartThreshold = threshold
+        configuration.partSize = 5 << 20
+        configuration.partConcurrency = partConcurrency
+        return try S3RemoteStore(configuration: configuration, environment: [:])
+    }
+
     @Test("a file above the multipart threshold uploads in parts (bounded parts, then complete)")
     func multipartUpload() async throws {
         let prefix = "test-\(UUID().uuidString)"
-        var configuration = try S3RemoteStore.Configuration(S3TestServer.configuration(prefix: prefix))
-        configuration.multipartThreshold = 6 << 20
-        configuration.partSize = 5 << 20
-        let store = try S3RemoteStore(configuration: configuration, environment: [:])
+        let store = try multipartStore(prefix: prefix, threshold: 6 << 20)
         let scratch = try TemporaryDirectory(prefix: "s3-test")
         defer { scratch.remove() }
         let source = scratch.appending("source.bin")
@@ -85,11 +91,7 @@ struct S3RemoteStoreTests {
     @Test("a cancelled multipart upload is aborted: no parts are left, the previous file stays")
     func cancelledMultipartUploadIsAborted() async throws {
         let prefix = "test-\(UUID().uuidString)"
-        var configuration = try S3RemoteStore.Configuration(S3TestServer.configuration(prefix: prefix))
-        configuration.multipartThreshold = 5 << 20
-        configuration.partSize = 5 << 20
-        configuration.partConcurrency = 1
-        let store = try S3RemoteStore(configuration: configuration, environment: [:])
+        let store = try multipartStore(prefix: prefix, threshold: 5 << 20, partConcurrency: 1)
         let scratch = try TemporaryDirectory(prefix: "s3-test")
         defer { scratch.remove() }
         let source = scratch.appending("source.bin")
