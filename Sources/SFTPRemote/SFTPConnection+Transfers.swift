@@ -125,8 +125,15 @@ extension SFTPConnection {
     }
 
     /// Renames the finished temporary file onto `target` only if nothing stands there.
-    /// - Throws: `alreadyExists` if the rename is refused because something has that name.
+    ///
+    /// The rename is what makes it exclusive (SFTP v3: "an error if newpath exists"); the `lstat`
+    /// before it only spares a rename on servers that break that rule and replace the target
+    /// (paramiko's), where two creators racing can then both succeed.
+    /// - Throws: `alreadyExists` if something has that name.
     private func createFromTemporary(_ temporary: String, _ target: String, path: RemotePath) throws {
+        if try lstat(target) != nil {
+            throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at '\(path)'")
+        }
         do {
             try rename(temporary, to: target)
         } catch let failure as SFTPFailure where !failure.breaksConnection {

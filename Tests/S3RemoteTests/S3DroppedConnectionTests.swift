@@ -25,7 +25,7 @@ struct S3DroppedConnectionTests {
 
     @Test("a connection dropped mid-upload is retried and the file arrives whole; without retries the error is retryable and no file appears")
     func droppedMidUpload() async throws {
-        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort())
+        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort(), lifetime: .seconds(300))
         defer { proxy.stop() }
         let prefix = "drop-\(UUID().uuidString)"
         let scratch = try TemporaryDirectory(prefix: "s3-drop")
@@ -55,11 +55,10 @@ struct S3DroppedConnectionTests {
 
     @Test("a connection dropped in the middle of a listing page is retried and the listing is complete")
     func droppedMidList() async throws {
-        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort())
-        defer { proxy.stop() }
         let prefix = "drop-\(UUID().uuidString)"
         let direct = try S3RemoteStore(configuration: try S3TestServer.configuration(prefix: prefix), environment: [:])
-        let names = (0..<1_200).map { "entry-\($0)" }
+        // 400 entries: a listing answer of about 100 kB, cut after 20 kB.
+        let names = (0..<400).map { "entry-\($0)" }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, name) in names.enumerated() {
                 if index >= 8 { try await group.next() }
@@ -67,16 +66,19 @@ struct S3DroppedConnectionTests {
             }
             try await group.waitForAll()
         }
+        // Made once the files are written: its lifetime bounds the listing only.
+        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort(), lifetime: .seconds(300))
+        defer { proxy.stop() }
 
         let failing = try store(through: proxy, prefix: prefix, retries: 1)
-        proxy.inject(.cut(.serverBytes(40_000), reset: false))
+        proxy.inject(.cut(.serverBytes(20_000), reset: false))
         let error = await #expect(throws: RemoteStoreError.self) { _ = try await failing.list(.root) }
         #expect(error?.isRetryable == true, "\(String(describing: error))")
         await failing.close()
         proxy.heal()
 
         let retrying = try store(through: proxy, prefix: prefix, retries: 3)
-        proxy.inject(.cut(.serverBytes(40_000), reset: false), connections: 1)
+        proxy.inject(.cut(.serverBytes(20_000), reset: false), connections: 1)
         let items = try await retrying.list(.root)
         #expect(Set(items.map(\.name)) == Set(names))
         await retrying.close()
