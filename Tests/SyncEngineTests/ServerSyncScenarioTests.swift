@@ -58,7 +58,7 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
         let variable = switch self {
         case .sftp: "ROLLSYNC_TEST_SFTP_DATA"
         case .webdavApache: "ROLLSYNC_TEST_WEBDAV_APACHE_DATA"
-        case .wsgidav, .nginx, .lighttpd: ""
+        case .wsgidav, .nginx, .lighttpd, .s3: ""
         }
         return Self.environment[variable].map { URL(fileURLWithPath: $0) }
     }
