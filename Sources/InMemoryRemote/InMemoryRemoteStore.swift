@@ -30,8 +30,15 @@ public actor InMemoryRemoteStore: RemoteStore {
     public nonisolated let capabilities: RemoteCapabilities
 
     /// The capabilities of a store made without arguments: server-side copy, atomic replace,
-    /// 1 ms modification-time precision, exclusive creation.
+    /// 1 ms modification-time precision. Exclusive creation is implemented but declared only on
+    /// request (``exclusiveCapabilities``), so that the engine's seeded simulations keep the
+    /// request sequence (and so the injected faults) they were tuned with.
     public static let defaultCapabilities = RemoteCapabilities(
+        serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1)
+    )
+
+    /// ``defaultCapabilities`` plus ``RemoteCapabilities/exclusiveCreate``.
+    public static let exclusiveCapabilities = RemoteCapabilities(
         serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1), exclusiveCreate: true
     )
 

@@ -13,7 +13,7 @@ import Testing
 struct ConcurrentApplicationCreationTests {
     @Test("both clients create the application at once: one wins, both end with its format and its key")
     func oneCreatorWins() async throws {
-        let base = InMemoryRemoteStore()
+        let base = InMemoryRemoteStore(capabilities: InMemoryRemoteStore.exclusiveCapabilities)
         let barrier = ArrivalBarrier(count: 2)
         let setups = [try EncryptionSetup(password: "same password"), try EncryptionSetup(password: "same password")]
         let managers = [
