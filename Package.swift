@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "FileRemote", targets: ["FileRemote"]),
         .library(name: "SFTPRemote", targets: ["SFTPRemote"]),
         .library(name: "WebDAVRemote", targets: ["WebDAVRemote"]),
+        .library(name: "S3Remote", targets: ["S3Remote"]),
         .library(name: "RemoteStoreConformance", targets: ["RemoteStoreConformance"]),
         .library(name: "RemoteTransportSupport", targets: ["RemoteTransportSupport"]),
         .library(name: "SyncCore", targets: ["SyncCore"]),
@@ -60,9 +61,21 @@ let package = Package(
             swiftSettings: sharedSwiftSettings
         ),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // The libcurl pieces both HTTP backends share (handle pool on dedicated threads, streaming
+        // transfers, options, error mapping); not a product, its API is `package`-visible only.
+        .target(
+            name: "CurlTransport",
+            dependencies: ["CCurl", "RemoteProtocol", "RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
         .target(
             name: "WebDAVRemote",
-            dependencies: ["CCurl", "RemoteProtocol", "RemoteTransportSupport"],
+            dependencies: ["CurlTransport", "RemoteProtocol", "RemoteTransportSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .target(
+            name: "S3Remote",
+            dependencies: ["CurlTransport", "RemoteProtocol", "RemoteTransportSupport", crypto],
             swiftSettings: sharedSwiftSettings
         ),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
@@ -81,7 +94,8 @@ let package = Package(
             name: "RollSyncCommandLine",
             dependencies: [
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", grdb, logging,
+                "SyncCore", "RemoteProtocol", "FileRemote", "InMemoryRemote", "SFTPRemote", "WebDAVRemote", "S3Remote", "CurlTransport", grdb,
+                logging,
             ],
             swiftSettings: sharedSwiftSettings
         ),
@@ -113,9 +127,16 @@ let package = Package(
             path: "Benchmarks/SFTPBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
+        .target(name: "BenchmarkSupport", path: "Benchmarks/BenchmarkSupport", swiftSettings: sharedSwiftSettings),
+        .executableTarget(
+            name: "S3Benchmark",
+            dependencies: ["S3Remote", "RemoteProtocol", "BenchmarkSupport"],
+            path: "Benchmarks/S3Benchmark",
+            swiftSettings: sharedSwiftSettings
+        ),
         .executableTarget(
             name: "WebDAVBenchmark",
-            dependencies: ["WebDAVRemote", "RemoteProtocol"],
+            dependencies: ["WebDAVRemote", "RemoteProtocol", "BenchmarkSupport"],
             path: "Benchmarks/WebDAVBenchmark",
             swiftSettings: sharedSwiftSettings
         ),
@@ -148,7 +169,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WebDAVRemoteTests",
-            dependencies: ["WebDAVRemote", "RemoteProtocol", "RemoteStoreConformance", "TestSupport"],
+            dependencies: ["WebDAVRemote", "CurlTransport", "RemoteProtocol", "RemoteStoreConformance", "TestSupport"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "S3RemoteTests",
+            dependencies: ["S3Remote", "CurlTransport", "RemoteProtocol", "RemoteStoreConformance", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(
@@ -170,7 +196,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncEngineTests",
-            dependencies: ["SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", "TestSupport", grdb, logging],
+            dependencies: [
+                "SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", "S3Remote", "TestSupport", grdb, logging,
+            ],
             swiftSettings: sharedSwiftSettings
         ),
     ],

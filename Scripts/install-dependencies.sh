@@ -39,3 +39,12 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# moto (the S3 test server) and the AWS CLI (the S3 cross-checks and S3Benchmark's baseline), from
+# PyPI into a venv of their own; reused while both are present.
+s3_venv=${ROLLSYNC_S3_VENV:-"$(cd "$(dirname "$0")/.." && pwd)/.test-tools/s3-venv"}
+if [ ! -x "$s3_venv/bin/moto_server" ] || [ ! -x "$s3_venv/bin/aws" ]; then
+    echo "Installing moto[server] and awscli into $s3_venv"
+    python3 -m venv "$s3_venv"
+    "$s3_venv/bin/pip" install --quiet --disable-pip-version-check 'moto[server]' awscli
+fi

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Starts or stops every real test server on loopback.
 #
-#   Scripts/test-servers.sh start   # starts each server in Scripts/test-servers.d, writes .test-servers/env
+#   Scripts/test-servers.sh start [NAME…]
+#                                   # starts each server in Scripts/test-servers.d (or only NAME…,
+#                                   # e.g. `start s3`), writes .test-servers/env
 #   Scripts/test-servers.sh stop    # stops them all (safe to run when nothing is running)
 #   Scripts/test-servers.sh run COMMAND [ARGUMENTS…]
 #                                   # starts them, runs COMMAND with .test-servers/env exported,
@@ -25,6 +27,15 @@ for script in Scripts/test-servers.d/*.sh; do
     source "$script"
     servers+=("$(basename "$script" .sh)")
 done
+
+# ROLLSYNC_TEST_SERVERS="s3 apache" (or `start s3 apache`) starts only those servers; tests of
+# the others then skip (or, with ROLLSYNC_REQUIRE_TEST_SERVERS=1, fail).
+if [ "$action" = start ] && [ $# -gt 1 ]; then
+    ROLLSYNC_TEST_SERVERS="${*:2}"
+fi
+if [ -n "${ROLLSYNC_TEST_SERVERS:-}" ]; then
+    read -r -a servers <<< "$ROLLSYNC_TEST_SERVERS"
+fi
 
 start_all() {
     rm -rf "$STATE"

@@ -5,6 +5,7 @@
 // (target: RollingSync ≥ 0.8 × curl), best of three runs each; then the requests and time of
 // listing a collection of 1,000 files. Ratios, never pass/fail.
 
+import BenchmarkSupport
 import Foundation
 import RemoteProtocol
 import WebDAVRemote
@@ -20,25 +21,12 @@ else {
 let fileSize = 256 << 20
 let runs = 3
 let collection = "benchmark-\(UUID().uuidString)"
-let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("rollsync-webdav-bench-\(UUID().uuidString)")
-try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+let temporary = try BenchmarkSupport.scratchDirectory(for: "webdav")
 defer { try? FileManager.default.removeItem(at: temporary) }
 
 /// The 256 MiB source file, random bytes written 1 MiB at a time.
 let source = temporary.appendingPathComponent("source.bin")
-do {
-    var block = Data((0..<(1 << 20)).map { _ in UInt8.random(in: 0...255) })
-    guard FileManager.default.createFile(atPath: source.path, contents: nil) else {
-        FileHandle.standardError.write(Data("cannot create \(source.path)\n".utf8))
-        exit(1)
-    }
-    let handle = try FileHandle(forWritingTo: source)
-    for index in 0..<(fileSize >> 20) {
-        block[0] = UInt8(truncatingIfNeeded: index)
-        try handle.write(contentsOf: block)
-    }
-    try handle.close()
-}
+try BenchmarkSupport.writeRandomFile(source, size: fileSize)
 
 /// curl reads the credentials from a private netrc file, never from its command line.
 let netrc = temporary.appendingPathComponent("netrc")
@@ -70,33 +58,14 @@ func curl(_ arguments: [String]) throws {
 
 /// The fastest of `runs` timings of `body`, in seconds.
 func best(_ body: () async throws -> Void) async throws -> Double {
-    var fastest = Double.infinity
-    for _ in 0..<runs {
-        let clock = ContinuousClock()
-        let elapsed = try await clock.measure { try await body() }
-        let (seconds, attoseconds) = elapsed.components
-        fastest = min(fastest, Double(seconds) + Double(attoseconds) / 1e18)
-    }
-    return fastest
+    try await BenchmarkSupport.best(runs: runs, body)
 }
 
 func report(_ name: String, rollingSync: Double, curl: Double) {
-    let megabytes = Double(fileSize) / 1_048_576
-    let ratio = curl / rollingSync
-    print(
-        String(
-            format: "%@ 256 MiB: RollingSync %.0f MiB/s, curl %.0f MiB/s, ratio %.2f (target >= 0.80) %@",
-            name, megabytes / rollingSync, megabytes / curl, ratio, ratio >= 0.8 ? "OK" : "BELOW TARGET"
-        )
-    )
+    BenchmarkSupport.report(name, size: fileSize, rollingSync: rollingSync, baseline: curl, baselineName: "curl")
 }
 
-/// The peak resident memory of this process so far, in MiB.
-func peakResidentMiB() -> Int {
-    var usage = rusage()
-    getrusage(RUSAGE_SELF.rawValue, &usage)
-    return usage.ru_maxrss / 1024
-}
+func peakResidentMiB() -> Int { BenchmarkSupport.peakResidentMiB() }
 
 let downloaded = temporary.appendingPathComponent("downloaded.bin")
 let peakBeforeTransfers = peakResidentMiB()

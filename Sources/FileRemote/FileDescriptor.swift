@@ -98,6 +98,12 @@ final class FileDescriptor: Sendable {
         _ = try SystemCallError.retryingInterrupts { renameat(rawValue, name, rawValue, newName) }
     }
 
+    /// Gives the entry `name` of this directory a second name, `newName`; fails with `EEXIST` if
+    /// anything has that name (an atomic "create if absent").
+    func linkEntry(_ name: String, to newName: String) throws(SystemCallError) {
+        _ = try SystemCallError.retryingInterrupts { linkat(rawValue, name, rawValue, newName, 0) }
+    }
+
     /// Flushes the file's data, or the directory's entries, to stable storage.
     func synchronize() throws(SystemCallError) {
         _ = try SystemCallError.retryingInterrupts { fsync(rawValue) }

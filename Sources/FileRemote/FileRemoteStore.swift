@@ -62,7 +62,9 @@ public struct FileRemoteStore: RemoteStore {
     /// and modification times to the microsecond: the file system keeps nanoseconds, but a `Date`
     /// (a `Double` of seconds since 1970) holds about a quarter of a microsecond today.
     public var capabilities: RemoteCapabilities {
-        RemoteCapabilities(serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .microseconds(1))
+        RemoteCapabilities(
+            serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .microseconds(1), exclusiveCreate: true
+        )
     }
 
     /// Describes the file or directory at `path`, following a symbolic link that stays inside the
@@ -95,6 +97,24 @@ public struct FileRemoteStore: RemoteStore {
     public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
         try Task.checkCancellation()
         let transfer = try await threads.run { _ in try fileSystem.prepareUpload(from: localFile, to: path) }
+        try await transfer.run(on: threads)
+    }
+
+    /// Like ``upload(contentsOf:to:)``, but the finished temporary file is hard-linked to `path`
+    /// (`linkat`, which fails if anything has that name) instead of renamed over it.
+    ///
+    /// - Throws: ``RemoteStoreError/Code/alreadyExists`` if a file or directory stands at `path`;
+    ///   otherwise what ``upload(contentsOf:to:)`` throws. A file system without hard links
+    ///   reports its `linkat` error (`EPERM`: `permissionDenied`).
+    public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+        try Task.checkCancellation()
+        var transfer: FileTransfer
+        do {
+            transfer = try await threads.run { _ in try fileSystem.prepareUpload(from: localFile, to: path) }
+        } catch let error as RemoteStoreError where error.code == .isADirectory {
+            throw RemoteStoreError(.alreadyExists, path: path, message: "a directory stands at '\(path)'")
+        }
+        transfer.exclusive = true
         try await transfer.run(on: threads)
     }
 

@@ -11,6 +11,8 @@ struct FileTransfer: Sendable {
     let destination: StagedFile
     /// The name the destination takes in its directory once complete.
     let finalName: String
+    /// Whether the destination may only be created, never replace anything (``StagedFile/commit(as:exclusively:)``).
+    var exclusive = false
 
     /// Copies the bytes in chunks of ``FileIOThreads/chunkByteCount`` on `threads`, checking for
     /// cancellation before every chunk, then commits the destination.
@@ -27,7 +29,7 @@ struct FileTransfer: Sendable {
                 }
             }
             try Task.checkCancellation()
-            try await threads.run { _ in try destination.commit(as: finalName) }
+            try await threads.run { _ in try destination.commit(as: finalName, exclusively: exclusive) }
         } catch {
             _ = try? await threads.run { _ in destination.discard() }
             throw error

@@ -52,17 +52,25 @@ struct StagedFile: Sendable {
         return true
     }
 
-    /// Makes the content durable and visible under `name`, replacing any file there.
-    func commit(as name: String) throws(RemoteStoreError) {
+    /// Makes the content durable and visible under `name`, replacing any file there, or, when
+    /// `exclusively`, only if nothing has that name: the finished file is then hard-linked to
+    /// `name` (`linkat` fails with `EEXIST`, reported as `alreadyExists`) and its temporary name
+    /// removed, so it is never visible partially either way.
+    func commit(as name: String, exclusively: Bool = false) throws(RemoteStoreError) {
         do {
             try file.synchronize()
         } catch {
             throw context.error(error, "flush the temporary file of")
         }
         do {
-            try directory.renameEntry(temporaryName, to: name)
+            if exclusively {
+                try directory.linkEntry(temporaryName, to: name)
+                try directory.removeEntry(named: temporaryName, isDirectory: false)
+            } else {
+                try directory.renameEntry(temporaryName, to: name)
+            }
         } catch {
-            throw context.error(error, "move the finished file into place at")
+            throw context.error(error, exclusively ? "create exclusively" : "move the finished file into place at")
         }
         do {
             try directory.synchronize()

@@ -30,9 +30,16 @@ public actor InMemoryRemoteStore: RemoteStore {
     public nonisolated let capabilities: RemoteCapabilities
 
     /// The capabilities of a store made without arguments: server-side copy, atomic replace,
-    /// 1 ms modification-time precision.
+    /// 1 ms modification-time precision. Exclusive creation is implemented but declared only on
+    /// request (``exclusiveCapabilities``), so that the engine's seeded simulations keep the
+    /// request sequence (and so the injected faults) they were tuned with.
     public static let defaultCapabilities = RemoteCapabilities(
         serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1)
+    )
+
+    /// ``defaultCapabilities`` plus ``RemoteCapabilities/exclusiveCreate``.
+    public static let exclusiveCapabilities = RemoteCapabilities(
+        serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1), exclusiveCreate: true
     )
 
     private var tree: InMemoryFileTree
@@ -71,6 +78,22 @@ public actor InMemoryRemoteStore: RemoteStore {
 
     public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
         try await perform(.upload, path) {
+            let content = try Self.readLocalFile(localFile, for: path)
+            try tree.writeFile(content, at: path, now: now())
+            counters.bytesUploaded += Int64(content.count)
+        }
+    }
+
+    /// Creates the file only if nothing stands at `path` (counted and faulted as an upload);
+    /// `unsupported` when the declared capabilities leave out ``RemoteCapabilities/exclusiveCreate``.
+    public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+        guard capabilities.exclusiveCreate else {
+            throw RemoteStoreError(.unsupported, path: path, message: "this store declares no exclusive creation")
+        }
+        try await perform(.upload, path) {
+            if tree.item(at: path, reportDates: false) != nil {
+                throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at this path")
+            }
             let content = try Self.readLocalFile(localFile, for: path)
             try tree.writeFile(content, at: path, now: now())
             counters.bytesUploaded += Int64(content.count)

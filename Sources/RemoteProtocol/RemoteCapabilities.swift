@@ -14,10 +14,38 @@ public struct RemoteCapabilities: Hashable, Sendable {
     /// The precision of ``RemoteItem/modificationDate``; `nil` if the backend reports no dates.
     public var modificationTimePrecision: Duration?
 
+    /// Directories are implied by the files below them, as on object storage (S3), instead of
+    /// being entries of their own. What changes (everything else of the contract holds):
+    /// - ``RemoteStore/upload(contentsOf:to:)``, ``RemoteStore/copy(_:to:)`` and
+    ///   ``RemoteStore/createExclusively(contentsOf:at:)`` into a missing directory **succeed**
+    ///   and create it (and its missing ancestors) instead of throwing `notFound`; the directory
+    ///   then exists, as a directory, for ``RemoteStore/exists(_:)`` and ``RemoteStore/list(_:)``.
+    /// - A directory made with ``RemoteStore/createDirectory(at:)`` exists until it is deleted,
+    ///   empty or not; a directory that only files implied disappears with its last file.
+    ///
+    /// Callers that rely on "upload into a missing directory fails" to detect a deleted
+    /// directory must check with ``RemoteStore/exists(_:)`` or ``RemoteStore/list(_:)`` instead
+    /// (RollingSync's sync engine never relies on it). Default false.
+    public var implicitDirectories: Bool
+
+    /// ``RemoteStore/createExclusively(contentsOf:at:)`` is implemented: a file is created only
+    /// if nothing stands at its path, atomically on the server, so of two clients creating the
+    /// same file at once exactly one succeeds. When false, that call throws `unsupported` and
+    /// callers fall back to an ordinary upload. Default false.
+    public var exclusiveCreate: Bool
+
     /// Declares capabilities.
-    public init(serverSideCopy: Bool, atomicReplace: Bool, modificationTimePrecision: Duration?) {
+    public init(
+        serverSideCopy: Bool,
+        atomicReplace: Bool,
+        modificationTimePrecision: Duration?,
+        implicitDirectories: Bool = false,
+        exclusiveCreate: Bool = false
+    ) {
         self.serverSideCopy = serverSideCopy
         self.atomicReplace = atomicReplace
         self.modificationTimePrecision = modificationTimePrecision
+        self.implicitDirectories = implicitDirectories
+        self.exclusiveCreate = exclusiveCreate
     }
 }

@@ -4,6 +4,16 @@ extension RemoteStore {
     /// Stores `data` at `path`, replacing any existing file, with every guarantee of
     /// ``RemoteStore/upload(contentsOf:to:)``. Meant for small files (the data is held in memory).
     public func write(_ data: Data, to path: RemotePath) async throws {
+        try await withScratchFile(holding: data, for: path) { try await upload(contentsOf: $0, to: path) }
+    }
+
+    /// Stores `data` at `path` only if nothing stands there, with every guarantee of
+    /// ``RemoteStore/createExclusively(contentsOf:at:)``. Meant for small files.
+    public func createExclusively(_ data: Data, at path: RemotePath) async throws {
+        try await withScratchFile(holding: data, for: path) { try await createExclusively(contentsOf: $0, at: path) }
+    }
+
+    private func withScratchFile(holding data: Data, for path: RemotePath, _ body: (URL) async throws -> Void) async throws {
         let scratch = try LocalScratchFile()
         defer { scratch.remove() }
         do {
@@ -11,7 +21,7 @@ extension RemoteStore {
         } catch {
             throw RemoteStoreError(.localFile, path: path, message: "cannot write a local temporary file", underlying: error)
         }
-        try await upload(contentsOf: scratch.url, to: path)
+        try await body(scratch.url)
     }
 
     /// Returns the content of the file at `path`, with every guarantee of

@@ -99,6 +99,24 @@ public protocol RemoteStore: Sendable {
     ///   (`cancelledUploadLeavesPreviousContent`).
     func upload(contentsOf localFile: URL, to path: RemotePath) async throws
 
+    /// Stores the content of `localFile` at `path` only if nothing stands there yet: an atomic
+    /// "create if absent" on the server, for files that several clients may try to create at
+    /// once and of which the first must win (RollingSync's `format.json` of a new application).
+    ///
+    /// ## Behavior
+    /// - Requires ``RemoteCapabilities/exclusiveCreate``; without it the call throws
+    ///   ``RemoteStoreError/Code/unsupported`` and changes nothing
+    ///   (`createExclusivelyCreatesOnlyOnce`). The default implementation does that.
+    /// - When nothing is at `path`, the file is created with the bytes of `localFile`, with the
+    ///   same guarantees as ``upload(contentsOf:to:)`` (never visible partially; the parent must
+    ///   exist unless ``RemoteCapabilities/implicitDirectories``).
+    /// - When a file or directory is at `path`, throws ``RemoteStoreError/Code/alreadyExists``
+    ///   and leaves it unchanged (`createExclusivelyCreatesOnlyOnce`).
+    /// - Of several calls racing on one path, from one store or many, exactly one succeeds and
+    ///   the others throw `alreadyExists`; the file holds the winner's bytes
+    ///   (`concurrentExclusiveCreatesHaveOneWinner`).
+    func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws
+
     /// Writes the content of the file at `path` to the local file `localFile`, streaming it to
     /// disk (never holding a whole large file in memory).
     ///
@@ -209,6 +227,12 @@ public protocol RemoteStore: Sendable {
 
 extension RemoteStore {
     public func close() async {}
+
+    /// Throws ``RemoteStoreError/Code/unsupported``: a store declares
+    /// ``RemoteCapabilities/exclusiveCreate`` and implements this when its transport can.
+    public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+        throw RemoteStoreError(.unsupported, path: path, message: "this store cannot create a file exclusively")
+    }
 
     public func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
         try await download(path, to: localFile)

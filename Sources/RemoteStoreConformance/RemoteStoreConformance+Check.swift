@@ -47,7 +47,9 @@ extension RemoteStoreConformance {
         /// content; while a file is replaced, the old or the new content (or, without
         /// ``RemoteProtocol/RemoteCapabilities/atomicReplace``, no file), never a part.
         case uploadIsNeverVisiblePartially
-        /// Uploading into a missing directory throws `notFound` and creates nothing.
+        /// Uploading into a missing directory throws `notFound` and creates nothing. With
+        /// ``RemoteProtocol/RemoteCapabilities/implicitDirectories`` the check is reversed, not
+        /// skipped: the upload succeeds, and the directory then exists and lists the file.
         case uploadIntoMissingDirectoryThrowsNotFound
         /// Uploading below a file (`file/child`) throws `notADirectory`; the file stays.
         case uploadBelowFileThrowsNotADirectory
@@ -58,6 +60,15 @@ extension RemoteStoreConformance {
         /// A cancelled upload either completes or throws `CancellationError`, and then leaves the
         /// previous content and no other name in the directory.
         case cancelledUploadLeavesPreviousContent
+        /// With ``RemoteProtocol/RemoteCapabilities/exclusiveCreate``: `createExclusively`
+        /// creates a missing file, then throws `alreadyExists` over a file and over a directory,
+        /// leaving both unchanged. Without it: the call throws `unsupported` and creates nothing.
+        case createExclusivelyCreatesOnlyOnce
+        /// With ``RemoteProtocol/RemoteCapabilities/exclusiveCreate``: of
+        /// ``Options/concurrency`` calls creating one path at once (through two stores), exactly
+        /// one succeeds, the others throw `alreadyExists`, and the file holds the winner's bytes.
+        /// Without it: every call throws `unsupported`.
+        case concurrentExclusiveCreatesHaveOneWinner
         /// Downloading a missing path throws `notFound`.
         case downloadOfMissingFileThrowsNotFound
         /// Downloading a directory throws `isADirectory`.
@@ -92,7 +103,9 @@ extension RemoteStoreConformance {
         case copyOntoItselfLeavesFileUnchanged
         /// Copying a missing source throws `notFound` and creates nothing.
         case copyOfMissingSourceThrowsNotFound
-        /// Copying into a missing directory throws `notFound`.
+        /// Copying into a missing directory throws `notFound`. With
+        /// ``RemoteProtocol/RemoteCapabilities/implicitDirectories`` the copy succeeds, and the
+        /// directory then exists and lists the copy.
         case copyIntoMissingDirectoryThrowsNotFound
         /// Copying a directory, or onto a directory, throws `isADirectory`.
         case copyOfDirectoryThrowsIsADirectory

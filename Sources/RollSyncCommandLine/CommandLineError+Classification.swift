@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import GRDB
 import RemoteProtocol
@@ -96,14 +97,17 @@ extension CommandLineError {
 
     /// The backend an error of a remote store comes from, for hints that name its own settings.
     enum Backend {
-        case sftp, webDAV
+        case sftp, webDAV, s3
     }
 
-    /// Which backend made `error`: WebDAV errors carry libcurl's ``CurlError`` or were made in
-    /// the WebDAVRemote module, SFTP errors in the SFTPRemote module (``RemoteStoreError/location``
-    /// starts with the module of the file that created it). `nil` for other stores.
+    /// Which backend made `error`: WebDAV and S3 errors carry libcurl's ``CurlError`` (which names
+    /// the kind of server) or were made in the WebDAVRemote or S3Remote module, SFTP errors in the
+    /// SFTPRemote module (``RemoteStoreError/location`` starts with the module of the file that
+    /// created it). `nil` for other stores.
     static func backend(of error: RemoteStoreError) -> Backend? {
-        if error.underlying is CurlError || error.location.hasPrefix("WebDAVRemote/") { return .webDAV }
+        if let curl = error.underlying as? CurlError { return curl.serverKind == "S3" ? .s3 : .webDAV }
+        if error.location.hasPrefix("S3Remote/") { return .s3 }
+        if error.location.hasPrefix("WebDAVRemote/") { return .webDAV }
         if error.location.hasPrefix("SFTPRemote/") { return .sftp }
         return nil
     }
@@ -142,6 +146,9 @@ extension CommandLineError {
         }
     }
 
+    /// Where S3 credentials come from, for a refused or missing key.
+    private static let s3CredentialsHint = "check the access key: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else the profile AWS_PROFILE (or default) in ~/.aws/credentials or ~/.aws/config"
+
     /// What to check when the server refused the credentials.
     private static func authenticationHint(for backend: Backend?) -> String {
         let sftp = "check --identity-file (the key must be in the account's authorized_keys; its passphrase comes from \(RemotePasswordSource.sftpPassphraseVariable)), the password in \(RemotePasswordSource.sftpPasswordVariable) and the user in the sftp:// URL"
@@ -149,6 +156,7 @@ extension CommandLineError {
         switch backend {
         case .sftp: return sftp
         case .webDAV: return webDAV
+        case .s3: return s3CredentialsHint
         case nil: return "SFTP: \(sftp); WebDAV: \(webDAV)"
         }
     }
@@ -158,6 +166,7 @@ extension CommandLineError {
         switch backend {
         case .sftp: "the SSH account may not use this folder on the server: check the path in the sftp:// URL and its owner and permissions"
         case .webDAV: "the WebDAV server does not let this user use this location: check --user and the server's access rules"
+        case .s3: "the access key's policy does not allow this bucket or prefix: check its IAM or bucket policy (s3:ListBucket, s3:GetObject, s3:PutObject, s3:DeleteObject)"
         case nil: nil
         }
     }
@@ -171,6 +180,8 @@ extension CommandLineError {
             return "the SSH server \(what), also when rollsync tried again (it may be restarting or overloaded: sshd's MaxStartups); check that sshd runs and accepts connections on the sftp:// URL's host and port, then run again"
         case .webDAV:
             return "the WebDAV server \(what), also when rollsync tried again; check that it runs and accepts connections on the URL's host and port (and any proxy), then run again"
+        case .s3:
+            return "the S3 endpoint \(what), also when rollsync tried again; check endpoint= and region= in the s3:// URL (or AWS_ENDPOINT_URL, AWS_REGION), then run again"
         case nil:
             return "check that the server runs and can be reached, then try again"
         }

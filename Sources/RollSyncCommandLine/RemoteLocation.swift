@@ -19,7 +19,7 @@ struct RemoteLocation: Sendable {
     static func parse(_ text: String, settings: [String: String], relativeTo directory: String) throws -> RemoteLocation {
         if text.contains("://") {
             guard let url = URL(string: text), let scheme = url.scheme, !scheme.isEmpty else {
-                throw CommandLineError(.usage, "'\(text)' is not a valid URL", hint: "examples: file:///srv/sync, sftp://user@host/path, webdavs://host/path")
+                throw CommandLineError(.usage, "'\(text)' is not a valid URL", hint: "examples: file:///srv/sync, sftp://user@host/path, webdavs://host/path, s3://bucket/prefix")
             }
             guard url.password(percentEncoded: true) == nil else {
                 throw CommandLineError(

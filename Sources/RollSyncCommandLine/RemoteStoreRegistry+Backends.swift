@@ -1,6 +1,7 @@
 import FileRemote
 import InMemoryRemote
 import RemoteProtocol
+import S3Remote
 import SFTPRemote
 import WebDAVRemote
 
@@ -12,11 +13,12 @@ extension RemoteStoreRegistry {
         return registry
     }
 
-    /// Registers every backend this build of `rollsync` ships: `file`, `memory`, `sftp`, `webdav` and `webdavs`.
+    /// Registers every backend this build of `rollsync` ships: `file`, `memory`, `sftp`, `webdav`, `webdavs` and `s3`.
     func registerRollSyncBackends() {
         register(FileRemoteStore.self)
         register(InMemoryRemoteStore.self)
         register(SFTPRemoteStore.self)
         register(WebDAVRemoteStore.self)
+        register(S3RemoteStore.self)
     }
 }

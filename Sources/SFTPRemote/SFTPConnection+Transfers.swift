@@ -21,7 +21,11 @@ extension SFTPConnection {
     /// `posix-rename@openssh.com`, so replacing a file means unlink then rename: readers may see no
     /// file for a moment, never a partial one (``RemoteProtocol/RemoteCapabilities/atomicReplace``
     /// is false).
-    func upload(from localFile: URL, to path: RemotePath) throws {
+    ///
+    /// With `exclusive`, the temporary file is renamed onto `path` without removing anything
+    /// first: an SFTP v3 rename refuses an existing target (OpenSSH's server links the new name,
+    /// then unlinks the old one), so the file is created only if absent, and never visible partially.
+    func upload(from localFile: URL, to path: RemotePath, exclusive: Bool = false) throws {
         let input = try LocalFile(reading: localFile, for: path)
         let target = try serverPath(path)
         let directory = try serverPath(path.parent ?? .root)
@@ -46,7 +50,11 @@ extension SFTPConnection {
             try send(input, to: handle, path: path)
             handleIsOpen = false
             try closeHandle(handle)
-            try moveIntoPlace(temporary, target, path: path)
+            if exclusive {
+                try createFromTemporary(temporary, target, path: path)
+            } else {
+                try moveIntoPlace(temporary, target, path: path)
+            }
         } catch {
             if handleIsOpen { _ = libssh2_sftp_close_handle(handle) }
             if !isBroken { try? ignoringMissing(temporary) { try unlink(temporary) } }
@@ -114,6 +122,24 @@ extension SFTPConnection {
             }
         }
         throw RemoteStoreError(.io, path: path, message: "'\(path)' kept reappearing while it was being replaced")
+    }
+
+    /// Renames the finished temporary file onto `target` only if nothing stands there.
+    ///
+    /// The rename is what makes it exclusive (SFTP v3: "an error if newpath exists"); the `lstat`
+    /// before it only spares a rename on servers that break that rule and replace the target
+    /// (paramiko's), where two creators racing can then both succeed.
+    /// - Throws: `alreadyExists` if something has that name.
+    private func createFromTemporary(_ temporary: String, _ target: String, path: RemotePath) throws {
+        if try lstat(target) != nil {
+            throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at '\(path)'")
+        }
+        do {
+            try rename(temporary, to: target)
+        } catch let failure as SFTPFailure where !failure.breaksConnection {
+            guard try lstat(target) != nil else { throw failure }
+            throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at '\(path)'")
+        }
     }
 
     /// Downloads `path` into `localFile` through a temporary file beside it, renamed at the end.

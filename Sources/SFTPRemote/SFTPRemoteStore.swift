@@ -35,7 +35,8 @@ public final class SFTPRemoteStore: RemoteStore {
     public let capabilities = RemoteCapabilities(
         serverSideCopy: false,
         atomicReplace: false,
-        modificationTimePrecision: .seconds(1)
+        modificationTimePrecision: .seconds(1),
+        exclusiveCreate: true
     )
 
     /// How calls that failed because the connection dropped or timed out are retried.
@@ -72,6 +73,12 @@ public final class SFTPRemoteStore: RemoteStore {
 
     public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
         try await withConnection { try await $0.upload(from: localFile, to: path) }
+    }
+
+    /// Uploads to a temporary name, then renames it onto `path`, which SFTP v3 refuses when
+    /// anything stands there (`alreadyExists`).
+    public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+        try await withConnection { try await $0.upload(from: localFile, to: path, exclusive: true) }
     }
 
     public func download(_ path: RemotePath, to localFile: URL) async throws {

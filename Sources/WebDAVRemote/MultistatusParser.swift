@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import FoundationXML
 import RemoteProtocol

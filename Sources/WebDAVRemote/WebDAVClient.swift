@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import RemoteProtocol
 import RemoteTransportSupport
@@ -78,19 +79,6 @@ final class WebDAVClient: Sendable {
     private func perform(_ request: HTTPRequest, for path: RemotePath?) async throws -> HTTPResponse {
         try Task.checkCancellation()
         sentRequests.add(1, ordering: .relaxed)
-        RemoteRequestCounter.record()
-        let cancellation = CancellationFlag()
-        do {
-            return try await pool.withConnection { connection in
-                try await withTaskCancellationHandler {
-                    try await connection.perform(request, cancellation: cancellation)
-                } onCancel: {
-                    cancellation.cancel()
-                }
-            }
-        } catch var error as RemoteStoreError {
-            if error.path == nil { error.path = path }
-            throw error
-        }
+        return try await pool.perform(request, for: path)
     }
 }

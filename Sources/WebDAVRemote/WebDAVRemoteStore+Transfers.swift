@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import RemoteProtocol
 import RemoteTransportSupport

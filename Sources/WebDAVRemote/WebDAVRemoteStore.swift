@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import RemoteProtocol
 
@@ -39,7 +40,8 @@ public final class WebDAVRemoteStore: RemoteStore {
     public let capabilities = RemoteCapabilities(
         serverSideCopy: true,
         atomicReplace: false,
-        modificationTimePrecision: .seconds(1)
+        modificationTimePrecision: .seconds(1),
+        exclusiveCreate: true
     )
 
     let client: WebDAVClient
@@ -128,6 +130,33 @@ public final class WebDAVRemoteStore: RemoteStore {
         try await withTemporaryResource(temporary) {
             try await put(localFile, size: size, at: temporary, for: path)
             try await moveIntoPlace(temporary, to: path, size: size)
+        }
+    }
+
+    /// `PUT` to a temporary name, then `MOVE` with `Overwrite: F`, which the server refuses with
+    /// 412 when anything stands at `path` (`alreadyExists`). Like an upload, the file is never
+    /// visible partially (a `PUT` with `If-None-Match: *` to the target would be, on servers that
+    /// write in place). A name whose `Destination` header cannot be written (`?`, `;`) is
+    /// `unsupported`. How atomic the check is depends on the server (Apache checks, then renames).
+    public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+        let size = try Self.sizeOfLocalFile(localFile, for: path)
+        guard let parent = path.parent, try await properties(of: path) == nil else {
+            throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at this path")
+        }
+        guard WebDAVEndpoint.destinationHeaderCanCarry(path) else {
+            throw RemoteStoreError(.unsupported, path: path, message: "names with '?' or ';' cannot be created exclusively")
+        }
+        let temporary = temporaryURL(in: parent)
+        let destination = client.endpoint.url(for: path, collection: false)
+        try await withTemporaryResource(temporary) {
+            try await put(localFile, size: size, at: temporary, for: path)
+            let response = try await client.send(
+                HTTPRequest(method: "MOVE", url: temporary, headers: ["Destination: \(destination)", "Overwrite: F"]),
+                for: path, accepting: [201, 204, 412], idempotent: false
+            )
+            if response.status == 412 {
+                throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at this path")
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import RemoteProtocol
 import RemoteTransportSupport
@@ -43,6 +44,7 @@ struct WebDAVSettings: Sendable {
     /// - Throws: ``RemoteStoreError`` with code `unsupported` for a bad URL, key or value.
     init(_ configuration: RemoteStoreConfiguration, environment: [String: String]) throws {
         let settings = configuration.settings
+        let values = SettingValues(settings, backend: "WebDAV")
         if let unknown = settings.keys.filter({ !Self.knownKeys.contains($0) }).sorted().first {
             throw RemoteStoreError(
                 .unsupported,
@@ -53,7 +55,7 @@ struct WebDAVSettings: Sendable {
         curlOptions.user = settings["user"] ?? configuration.url.user(percentEncoded: false)
         if let auth = settings["auth"] {
             guard let method = CurlOptions.Authentication(rawValue: auth.lowercased()) else {
-                throw Self.invalid("auth", auth, expected: "basic, digest or any")
+                throw values.invalid("auth", auth, expected: "basic, digest or any")
             }
             curlOptions.authentication = method
         }
@@ -68,37 +70,17 @@ struct WebDAVSettings: Sendable {
             curlOptions.password = password
         }
         if let netrc = settings["netrc"] {
-            guard ["on", "off"].contains(netrc.lowercased()) else { throw Self.invalid("netrc", netrc, expected: "on or off") }
+            guard ["on", "off"].contains(netrc.lowercased()) else { throw values.invalid("netrc", netrc, expected: "on or off") }
             curlOptions.useNetrc = netrc.lowercased() == "on"
         }
         curlOptions.netrcFile = settings["netrc-file"]
         curlOptions.caFile = settings["ca-file"]
-        curlOptions.connectTimeout = try Self.seconds(settings, "connect-timeout") ?? curlOptions.connectTimeout
-        curlOptions.lowSpeedTime = try Self.seconds(settings, "low-speed-time") ?? curlOptions.lowSpeedTime
-        curlOptions.lowSpeedLimit = try Self.count(settings, "low-speed-limit", minimum: 1) ?? curlOptions.lowSpeedLimit
-        if let attempts = try Self.count(settings, "retries", minimum: 1) {
+        curlOptions.connectTimeout = try values.seconds("connect-timeout") ?? curlOptions.connectTimeout
+        curlOptions.lowSpeedTime = try values.seconds("low-speed-time") ?? curlOptions.lowSpeedTime
+        curlOptions.lowSpeedLimit = try values.count("low-speed-limit", minimum: 1) ?? curlOptions.lowSpeedLimit
+        if let attempts = try values.count("retries", minimum: 1) {
             retryPolicy = RetryPolicy(maximumAttempts: attempts)
         }
-        connectionCount = try Self.count(settings, "connections", minimum: 1) ?? connectionCount
-    }
-
-    private static func seconds(_ settings: [String: String], _ key: String) throws -> Duration? {
-        guard let text = settings[key] else { return nil }
-        guard let value = Double(text), value > 0, value.isFinite else {
-            throw invalid(key, text, expected: "a positive number of seconds")
-        }
-        return .milliseconds(Int64(value * 1000))
-    }
-
-    private static func count(_ settings: [String: String], _ key: String, minimum: Int) throws -> Int? {
-        guard let text = settings[key] else { return nil }
-        guard let value = Int(text), value >= minimum else {
-            throw invalid(key, text, expected: "a whole number of at least \(minimum)")
-        }
-        return value
-    }
-
-    private static func invalid(_ key: String, _ value: String, expected: String) -> RemoteStoreError {
-        RemoteStoreError(.unsupported, message: "the WebDAV setting \(key)='\(value)' is invalid; expected \(expected)")
+        connectionCount = try values.count("connections", minimum: 1) ?? connectionCount
     }
 }

@@ -12,6 +12,14 @@ struct InMemoryRemoteConformanceTests {
         try await RemoteStoreConformance(makeStore: { store }).run(check)
     }
 
+    /// A store that declares exclusive creation implements it (the default store checks that it
+    /// refuses it as `unsupported`).
+    @Test(arguments: RemoteStoreConformance.Check.allCases)
+    func conformanceWithExclusiveCreation(_ check: RemoteStoreConformance.Check) async throws {
+        let store = InMemoryRemoteStore(capabilities: InMemoryRemoteStore.exclusiveCapabilities)
+        try await RemoteStoreConformance(makeStore: { store }).run(check)
+    }
+
     /// A store that declares non-atomic replacement and no modification dates obeys the looser
     /// contract too.
     @Test(arguments: RemoteStoreConformance.Check.allCases)

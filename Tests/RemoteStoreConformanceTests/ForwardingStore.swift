@@ -14,6 +14,9 @@ extension ForwardingStore {
     func exists(_ path: RemotePath) async throws -> RemoteItem? { try await base.exists(path) }
     func createDirectory(at path: RemotePath) async throws { try await base.createDirectory(at: path) }
     func upload(contentsOf localFile: URL, to path: RemotePath) async throws { try await base.upload(contentsOf: localFile, to: path) }
+    func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+        try await base.createExclusively(contentsOf: localFile, at: path)
+    }
     func download(_ path: RemotePath, to localFile: URL) async throws { try await base.download(path, to: localFile) }
     func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
         try await base.downloadImmutableFile(path, to: localFile)

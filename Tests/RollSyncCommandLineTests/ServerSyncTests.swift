@@ -6,7 +6,7 @@ import Testing
 @Suite("rollsync through real servers")
 struct ServerSyncTests {
     /// Initialises two databases on `remote` with `options`, then checks that changes travel both ways.
-    private func expectTwoWaySync(remote: String, options: [String], environment: [String: String?] = [:]) async throws {
+    func expectTwoWaySync(remote: String, options: [String], environment: [String: String?] = [:]) async throws {
         let workspace = try Workspace()
         let first = try workspace.makeNotesDatabase("first.sqlite")
         let second = try workspace.makeNotesDatabase("second.sqlite")

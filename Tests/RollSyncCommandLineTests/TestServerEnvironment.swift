@@ -12,6 +12,8 @@ enum TestServerEnvironment {
     static let sftpEnabled = required || environment["ROLLSYNC_TEST_SFTP_URL"] != nil
     /// True if the WebDAV servers are configured, or servers are required.
     static let webDAVEnabled = required || environment["ROLLSYNC_TEST_WEBDAV_APACHE_URL"] != nil
+    /// True if the S3 server (moto) is configured, or servers are required.
+    static let s3Enabled = required || environment["ROLLSYNC_TEST_S3_URL"] != nil
 
     /// The value of `name`; fails the test if it is missing (only reached when enabled).
     static func value(_ name: String) throws -> String {

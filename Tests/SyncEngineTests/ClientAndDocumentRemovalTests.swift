@@ -7,7 +7,10 @@ import Testing
 struct ClientAndDocumentRemovalTests {
     @Test("a client removed from a document learns it, re-bases on a whole store and keeps its edits", arguments: Backend.allCases)
     func removedClientComesBack(backend: Backend) async throws {
-        let remote = try TestRemote(backend)
+        try await Self.removedClientComesBack(through: try TestRemote(backend))
+    }
+
+    static func removedClientComesBack(through remote: TestRemote) async throws {
         let (anna, ben) = try await TestClient.syncedPair(on: remote)
         try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
         try await anna.sync()
@@ -64,7 +67,10 @@ struct ClientAndDocumentRemovalTests {
 
     @Test("a deleted document is recreated by the next client, which uploads a whole store the others re-base on", arguments: Backend.allCases)
     func deletedDocumentFlow(backend: Backend) async throws {
-        let remote = try TestRemote(backend)
+        try await Self.deletedDocumentFlow(through: try TestRemote(backend))
+    }
+
+    static func deletedDocumentFlow(through remote: TestRemote) async throws {
         let (anna, ben) = try await TestClient.syncedPair(on: remote)
         try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
         try await anna.sync()

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import S3Remote
 import SFTPRemote
 import SyncCore
 import Testing
@@ -13,6 +14,7 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     case wsgidav
     case nginx
     case lighttpd
+    case s3
 
     var description: String { rawValue }
 
@@ -28,6 +30,7 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
         let registry = RemoteStoreRegistry()
         registry.register(SFTPRemoteStore.self)
         registry.register(WebDAVRemoteStore.self)
+        registry.register(S3RemoteStore.self)
         return registry
     }()
 
@@ -55,7 +58,7 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
         let variable = switch self {
         case .sftp: "ROLLSYNC_TEST_SFTP_DATA"
         case .webdavApache: "ROLLSYNC_TEST_WEBDAV_APACHE_DATA"
-        case .wsgidav, .nginx, .lighttpd: ""
+        case .wsgidav, .nginx, .lighttpd, .s3: ""
         }
         return Self.environment[variable].map { URL(fileURLWithPath: $0) }
     }
@@ -63,7 +66,7 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     /// The variable holding the URL of a WebDAV server (`Scripts/test-servers.d`).
     private var webDAVURLVariable: String {
         switch self {
-        case .sftp, .webdavApache: "ROLLSYNC_TEST_WEBDAV_APACHE_URL"
+        case .sftp, .webdavApache, .s3: "ROLLSYNC_TEST_WEBDAV_APACHE_URL"
         case .wsgidav: "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL"
         case .nginx: "ROLLSYNC_TEST_WEBDAV_NGINX_URL"
         case .lighttpd: "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL"
@@ -83,6 +86,14 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
                     "identity-file": try variable("ROLLSYNC_TEST_SFTP_IDENTITY"),
                     "known-hosts": try variable("ROLLSYNC_TEST_SFTP_KNOWN_HOSTS"),
                 ]
+            )
+        case .s3:
+            var url = try #require(URLComponents(string: try variable("ROLLSYNC_TEST_S3_URL")))
+            url.path = "/" + path
+            return RemoteStoreConfiguration(
+                url: try #require(url.url),
+                settings: ["access-key-id": try variable("ROLLSYNC_TEST_S3_ACCESS_KEY_ID")],
+                secrets: ["secret-access-key": try variable("ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY")]
             )
         case .webdavApache, .wsgidav, .nginx, .lighttpd:
             let base = try variable(webDAVURLVariable)
@@ -105,13 +116,16 @@ struct ServerSyncScenarioTests {
             let (anna, ben) = try await TestClient.syncedPair(on: remote)
             try anna.execute("INSERT INTO tag VALUES ('t1', 'from anna')")
             try await anna.sync()
-            let before = (remote.store as? WebDAVRemoteStore)?.requestCount
+            let before = (remote.store as? WebDAVRemoteStore)?.requestCount ?? (remote.store as? S3RemoteStore)?.requestCount
             let report = try await ben.sync()
             #expect(report.appliedSets == 1)
             // Every server needs more than one request for some call (an upload is several).
             #expect(report.requests > report.storeCalls)
             if let webdav = remote.store as? WebDAVRemoteStore, let before {
                 #expect(report.requests == webdav.requestCount - before, "the HTTP requests the store sent")
+            }
+            if let s3 = remote.store as? S3RemoteStore, let before {
+                #expect(report.requests == s3.requestCount - before, "the HTTP requests the store sent")
             }
             let idle = try await ben.sync()
             #expect(idle.storeCalls == 3)

@@ -12,4 +12,14 @@ struct ServerWholeStoreScenarioTests {
     func sleepingClient(server: TestServer) async throws {
         try await server.withFreshStore(VacuumTests.sleepingClientConverges(through:))
     }
+
+    @Test("a client removed from a document learns it and keeps its edits (S3: directories are implicit)", arguments: [TestServer.s3])
+    func removedClient(server: TestServer) async throws {
+        try await server.withFreshStore(ClientAndDocumentRemovalTests.removedClientComesBack(through:))
+    }
+
+    @Test("a deleted document is recreated and the others re-base on it (S3: directories are implicit)", arguments: [TestServer.s3])
+    func deletedDocument(server: TestServer) async throws {
+        try await server.withFreshStore(ClientAndDocumentRemovalTests.deletedDocumentFlow(through:))
+    }
 }

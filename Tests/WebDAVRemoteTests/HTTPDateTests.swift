@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import WebDAVRemote
+import CurlTransport
 
 struct HTTPDateTests {
     private let reference = Date(timeIntervalSince1970: 784_111_777)  // 1994-11-06 08:49:37 UTC

@@ -82,6 +82,11 @@ extension ConformanceContext {
         let source = path("source")
         try await write(Self.randomData(10), to: source)
         let destination = path("missing/destination")
+        guard !store.capabilities.implicitDirectories else {
+            try await copy(source, to: destination)
+            try await expectImpliedDirectory(path("missing"), holding: destination, try await read(source))
+            return
+        }
         try await expectError(.notFound, "copy into a missing directory", destination) {
             try await store.copy(source, to: destination)
         }

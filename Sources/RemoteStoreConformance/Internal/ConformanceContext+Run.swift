@@ -23,6 +23,8 @@ extension ConformanceContext {
         case .uploadOverDirectoryThrowsIsADirectory: try await uploadOverDirectoryThrowsIsADirectory()
         case .uploadOfMissingLocalFileThrowsLocalFile: try await uploadOfMissingLocalFileThrowsLocalFile()
         case .cancelledUploadLeavesPreviousContent: try await cancelledUploadLeavesPreviousContent()
+        case .createExclusivelyCreatesOnlyOnce: try await createExclusivelyCreatesOnlyOnce()
+        case .concurrentExclusiveCreatesHaveOneWinner: try await concurrentExclusiveCreatesHaveOneWinner()
         case .downloadOfMissingFileThrowsNotFound: try await downloadOfMissingFileThrowsNotFound()
         case .downloadOfDirectoryThrowsIsADirectory: try await downloadOfDirectoryThrowsIsADirectory()
         case .downloadReplacesExistingLocalFile: try await downloadReplacesExistingLocalFile()

@@ -174,6 +174,15 @@ struct ConformanceContext: Sendable {
         }
     }
 
+    /// With ``RemoteProtocol/RemoteCapabilities/implicitDirectories``: the file `file`, written
+    /// into the missing directory `directory`, holds `content`, and the directory now exists and
+    /// lists it.
+    func expectImpliedDirectory(_ directory: RemotePath, holding file: RemotePath, _ content: Data) async throws {
+        try await expectContent(file, content)
+        try await expectDirectory(directory)
+        try await expectListing(directory, [file.name: (.file, content.count)])
+    }
+
     /// `exists` must report a directory at `path`.
     func expectDirectory(_ path: RemotePath, fileID: String = #fileID, line: Int = #line) async throws {
         let item = try await exists(path, fileID: fileID, line: line)

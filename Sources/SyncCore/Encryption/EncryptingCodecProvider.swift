@@ -54,8 +54,9 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
             return (PlaintextCodec(), false)
         }
         // A key file left by an interrupted creation (format.json is written after this) is
-        // superseded: the new one takes the next generation, so it is current and the stale one
-        // is deleted.
+        // superseded: the new one takes the next generation, so it is current, and the stale one
+        // is deleted once this client's format.json is created (settleNewApplication): until
+        // then it may be another client's, creating the same application at this moment.
         let directory = RemoteKeyDirectory(store: store, applicationID: applicationID)
         let generation = (try await directory.currentName()?.generation ?? 0) + 1
         let dataKey = DataKey.random()
@@ -66,9 +67,25 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
             generation: generation,
             applicationID: applicationID
         )
-        try await directory.publish(wrapped, keyID: dataKey.id)
+        try await directory.publish(wrapped, keyID: dataKey.id, replacingOlder: false)
         try keyStore.save(dataKey, applicationID: applicationID)
         return (EncryptingCodec(dataKey: dataKey), true)
+    }
+
+    /// The winner deletes the key files older than its own (left by interrupted creations); a
+    /// client that lost the race to create the application deletes its own key file, so the
+    /// winner's stays the current one.
+    public func settleNewApplication(
+        _ codec: any RemoteFileCodec, won: Bool, layout: ApplicationLayout, store: any RemoteStore
+    ) async throws {
+        guard let ownKey = (codec as? EncryptingCodec)?.dataKey.id else { return }
+        let directory = RemoteKeyDirectory(store: store, applicationID: try SyncIdentifier(layout.root.name))
+        if won {
+            guard let own = try await directory.names().filter({ $0.keyID == ownKey }).max() else { return }
+            try await directory.deleteKeys { $0 < own }
+        } else {
+            try await directory.deleteKeys { $0.keyID == ownKey }
+        }
     }
 
     public func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws

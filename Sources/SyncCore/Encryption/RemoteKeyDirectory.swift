@@ -45,16 +45,22 @@ struct RemoteKeyDirectory: Sendable {
         return wrapped
     }
 
-    /// Writes `wrapped` as a new key file, then deletes every older one; returns the new name.
+    /// Writes `wrapped` as a new key file, then (if `replacingOlder`) deletes every older one;
+    /// returns the new name.
     @discardableResult
-    func publish(_ wrapped: WrappedDataKey, keyID: DataKeyID) async throws -> WrappedKeyName {
+    func publish(_ wrapped: WrappedDataKey, keyID: DataKeyID, replacingOlder: Bool = true) async throws -> WrappedKeyName {
         let name = WrappedKeyName(generation: wrapped.generation, keyID: keyID)
         try await plain.createDirectory(layout.encryption)
         try await plain.writeJSON(wrapped, to: path(of: name))
-        for older in try await names() where older < name {
-            try await plain.delete(path(of: older))
-        }
+        if replacingOlder { try await deleteKeys { $0 < name } }
         return name
+    }
+
+    /// Deletes the key files whose names satisfy `condition`.
+    func deleteKeys(where condition: (WrappedKeyName) -> Bool) async throws {
+        for name in try await names() where condition(name) {
+            try await plain.delete(path(of: name))
+        }
     }
 
     /// The path of the key file `name`.
@@ -62,7 +68,8 @@ struct RemoteKeyDirectory: Sendable {
         layout.encryption / name.fileName
     }
 
-    private func names() async throws -> [WrappedKeyName] {
+    /// The names of every key file.
+    func names() async throws -> [WrappedKeyName] {
         let items = try await plain.listIfPresent(layout.encryption) ?? []
         return items.filter { !$0.isDirectory }.compactMap { WrappedKeyName(fileName: $0.name) }
     }

@@ -127,8 +127,7 @@ public actor ApplicationSyncManager {
             format = existing
             codec = try await codecProvider.codec(forExisting: format, layout: layout, store: store)
         } else {
-            (format, codec) = try await createApplication(plain)
-            createdApplication = true
+            (format, codec, createdApplication) = try await createApplication(plain)
         }
         let remote = CodedRemote(store: store, codec: codec)
         let addedClient = try await registerClient(remote)
@@ -169,8 +168,10 @@ public actor ApplicationSyncManager {
         var version: Int
     }
 
-    /// Creates the hierarchy, ReadMe and codec material, then `format.json` last.
-    private func createApplication(_ remote: CodedRemote) async throws -> (RemoteFormatFile, any RemoteFileCodec) {
+    /// Creates the hierarchy, ReadMe and codec material, then `format.json` last, exclusively where
+    /// the store can: of two clients creating the application at once, the one whose `format.json`
+    /// is created first wins, and the other opens the winner's data instead (`created` false).
+    private func createApplication(_ remote: CodedRemote) async throws -> (RemoteFormatFile, any RemoteFileCodec, created: Bool) {
         try await refuseForeignContent(remote)
         for directory in layout.skeleton {
             try await remote.createDirectory(directory)
@@ -180,8 +181,13 @@ public actor ApplicationSyncManager {
         let format = RemoteFormatFile(
             encrypted: encrypted, createdBy: device.clientID, createdAt: Date(), version: newApplicationFormatVersion
         )
-        try await remote.writeJSON(format, to: layout.formatFile)
-        return (format, codec)
+        let won = try await remote.createJSONExclusively(format, at: layout.formatFile)
+        try await codecProvider.settleNewApplication(codec, won: won, layout: layout, store: store)
+        guard !won else { return (format, codec, true) }
+        guard let existing = try await readFormatFile(remote) else {
+            throw SyncError(.corruptRemoteData, "\(layout.formatFile) was created by another client, then disappeared")
+        }
+        return (existing, try await codecProvider.codec(forExisting: existing, layout: layout, store: store), false)
     }
 
     /// Throws if the application directory exists and holds anything besides what an interrupted

@@ -326,7 +326,14 @@ struct Synchronizer: Sendable {
         let size = try? FileManager.default.attributesOfItem(atPath: prepared.file.url.path)[.size] as? NSNumber
         let bytes = size?.int64Value ?? Int64(outgoing.pending.summary.byteCount)
         progress(SyncProgress(phase: .pushing, itemsTotal: 1, bytesTotal: bytes))
-        try await remote.upload(prepared.file.url, to: layout.changeSet(outgoing.name, of: clientID))
+        let target = layout.changeSet(outgoing.name, of: clientID)
+        // Where directories are implicit (S3), an upload into a removed directory would recreate
+        // it instead of failing: look first, so a removal is noticed as on other storage.
+        if remote.store.capabilities.implicitDirectories, let directory = target.parent, try await remote.exists(directory) == nil {
+            let missing = RemoteStoreError(.notFound, path: directory, message: "the change-set directory is gone")
+            throw SyncError(.remote, "remote storage failed: \(missing.message)", underlying: missing)
+        }
+        try await remote.upload(prepared.file.url, to: target)
         try local {
             try localStore.markPushed(outgoing.pending)
             try state.clearOutgoing()

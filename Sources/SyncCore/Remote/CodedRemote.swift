@@ -54,6 +54,32 @@ struct CodedRemote: Sendable {
         try await upload(scratch.url, to: path)
     }
 
+    /// Encodes `value` as plain JSON (this remote's codec is not applied: meant for the plain
+    /// files of a new application) and creates it at `path` only if nothing is there, where the
+    /// store can (``RemoteCapabilities/exclusiveCreate``); elsewhere it is written as usual.
+    /// Returns false if another client created the file first.
+    func createJSONExclusively(_ value: some Encodable, at path: RemotePath) async throws -> Bool {
+        guard store.capabilities.exclusiveCreate else {
+            try await writeJSON(value, to: path)
+            return true
+        }
+        let data: Data
+        do {
+            data = try Self.encoder.encode(value)
+        } catch {
+            throw SyncError(.local, "cannot encode \(path)", underlying: error)
+        }
+        do {
+            try await remote { try await store.createExclusively(data, at: path) }
+            return true
+        } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .alreadyExists {
+            return false
+        } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .unsupported {
+            try await writeJSON(value, to: path)
+            return true
+        }
+    }
+
     /// Encodes `value` as JSON and stores it at `path`.
     func writeJSON(_ value: some Encodable, to path: RemotePath) async throws {
         let data: Data

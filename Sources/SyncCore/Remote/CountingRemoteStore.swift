@@ -62,6 +62,12 @@ public final class CountingRemoteStore: RemoteStore {
         state.withLock { $0.bytesUploaded += size }
     }
 
+    public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+        let size = Self.size(of: localFile)
+        try await request("upload", path, bytes: size) { try await base.createExclusively(contentsOf: localFile, at: path) }
+        state.withLock { $0.bytesUploaded += size }
+    }
+
     public func download(_ path: RemotePath, to localFile: URL) async throws {
         try await request("download", path, bytes: nil) { try await base.download(path, to: localFile) }
         let size = Self.size(of: localFile)

@@ -16,6 +16,19 @@ public protocol RemoteCodecProvider: Sendable {
     /// The codec for existing remote data described by `format`.
     func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
         -> any RemoteFileCodec
+
+    /// Called once `format.json` of a new application is decided: `won` if this client created it
+    /// with `codec` (from ``codecForNewApplication(layout:store:)``), false if another client
+    /// creating the same application at the same moment created it first (then this client opens
+    /// the winner's data with ``codec(forExisting:layout:store:)``). A provider removes here what
+    /// it wrote for the losing codec. The default does nothing.
+    func settleNewApplication(_ codec: any RemoteFileCodec, won: Bool, layout: ApplicationLayout, store: any RemoteStore) async throws
+}
+
+extension RemoteCodecProvider {
+    public func settleNewApplication(
+        _ codec: any RemoteFileCodec, won: Bool, layout: ApplicationLayout, store: any RemoteStore
+    ) async throws {}
 }
 
 /// The provider of unencrypted applications: files are stored as they are, and encrypted remote

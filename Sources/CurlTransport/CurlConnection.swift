@@ -9,17 +9,17 @@ import RemoteTransportSupport
 /// cooperative pool: the actor's executor is a ``DedicatedThreadExecutor``. The handle is reused
 /// request after request (`curl_easy_reset` keeps its connection and DNS caches), so a connection
 /// to the server stays open between requests. One request runs at a time.
-actor CurlConnection {
+package actor CurlConnection {
     private let executor: DedicatedThreadExecutor
     private let handle: UnsafeMutableRawPointer
     private let options: CurlOptions
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
-    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     /// Creates the handle and its thread.
     /// - Throws: ``RemoteStoreError`` with code `unknown` if libcurl cannot be initialised.
-    init(name: String, options: CurlOptions) throws {
+    package init(name: String, options: CurlOptions) throws {
         guard CurlLibrary.isInitialized, let handle = curl_easy_init() else {
             throw RemoteStoreError(.unknown, message: "libcurl could not be initialised")
         }
@@ -43,7 +43,7 @@ actor CurlConnection {
     ///   transfer within about a second); ``RemoteStoreError`` with `localFile` if the upload or
     ///   download file cannot be opened, read or written, `invalidResponse` for a truncated or
     ///   oversized body, and the codes of `RemoteStoreError.transport(_:detail:)` otherwise.
-    func perform(_ request: HTTPRequest, cancellation: CancellationFlag) throws -> HTTPResponse {
+    package func perform(_ request: HTTPRequest, cancellation: CancellationFlag) throws -> HTTPResponse {
         curl_easy_reset(handle)
         errorBuffer[0] = 0
         let memoryLimit: Int
@@ -55,7 +55,7 @@ actor CurlConnection {
         }
         try configure(request, transfer: transfer)
         transfer.install(on: handle, pointer: Unmanaged.passUnretained(transfer).toOpaque())
-        let headerList = Self.headerList(for: request)
+        let headerList = Self.headerList(for: request, signed: isSigned)
         defer { curl_slist_free_all(headerList) }
         _ = ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
 
@@ -63,7 +63,7 @@ actor CurlConnection {
         if cancellation.isCancelled { throw CancellationError() }
         if let failure = transfer.failure { throw Self.error(for: failure) }
         guard code == CURLE_OK else {
-            throw RemoteStoreError.transport(code, detail: String(cString: errorBuffer))
+            throw RemoteStoreError.transport(code, detail: String(cString: errorBuffer), serverKind: options.serverKind)
         }
         var status = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -81,13 +81,14 @@ actor CurlConnection {
         _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
-        _ = ccurl_setopt_string(handle, CURLOPT_USERAGENT, "RollingSync-WebDAV")
+        _ = ccurl_setopt_string(handle, CURLOPT_USERAGENT, "RollingSync-\(options.serverKind)")
         _ = ccurl_setopt_long(handle, CURLOPT_BUFFERSIZE, options.bufferSize)
         _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, min(options.bufferSize, 2 * 1024 * 1024))
         _ = ccurl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(options.connectTimeout))
         _ = ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimit)
         _ = ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(options.lowSpeedTime) / 1000))
         configureSecurity()
+        if isSigned { _ = ccurl_setopt_long(handle, CURLOPT_EXPECT_100_TIMEOUT_MS, 0) }
 
         switch request.body {
         case .none:
@@ -107,8 +108,22 @@ actor CurlConnection {
             }
             _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
             _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(size))
+        case .fileRange(let url, let offset, let length):
+            transfer.uploadDescriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+            guard transfer.uploadDescriptor >= 0, lseek(transfer.uploadDescriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+                throw RemoteStoreError(
+                    .localFile,
+                    message: "cannot read the local file \(url.path) from byte \(offset): \(String(cString: strerror(errno)))"
+                )
+            }
+            transfer.uploadRange = (offset, length)
+            _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD, 1)
+            _ = ccurl_setopt_off(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(length))
         }
-        if request.method != "GET" {
+        if request.method == "HEAD" {
+            // A HEAD answer announces a Content-Length but has no body: libcurl must not wait for one.
+            _ = ccurl_setopt_long(handle, CURLOPT_NOBODY, 1)
+        } else if request.method != "GET" {
             _ = ccurl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method)
         }
         if case .file(let url) = request.sink {
@@ -122,16 +137,26 @@ actor CurlConnection {
         }
     }
 
-    /// Credentials and TLS trust. The password is handed to libcurl only, never to a URL.
+    /// Credentials and TLS trust. The password (or secret key) is handed to libcurl only, never to
+    /// a URL. With AWS Signature V4, libcurl signs every request itself (`CURLOPT_AWS_SIGV4`, which
+    /// also selects that scheme) and no netrc file is read.
     private func configureSecurity() {
         let authentication: Int
         switch options.authentication {
         case .basic: authentication = ccurl_auth_basic()
         case .digest: authentication = ccurl_auth_digest()
         case .any: authentication = ccurl_auth_any()
+        case .awsSigV4(let provider, let region, let service):
+            authentication = -1
+            _ = ccurl_setopt_string(handle, CURLOPT_AWS_SIGV4, "\(provider):\(region):\(service)")
         }
-        _ = ccurl_setopt_long(handle, CURLOPT_HTTPAUTH, authentication)
-        if let password = options.password {
+        if authentication >= 0 { _ = ccurl_setopt_long(handle, CURLOPT_HTTPAUTH, authentication) }
+        if case .awsSigV4 = options.authentication {
+            if let user = options.user, let password = options.password {
+                _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, user)
+                _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, password)
+            }
+        } else if let password = options.password {
             if let user = options.user { _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, user) }
             _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, password)
         } else if options.useNetrc {
@@ -154,11 +179,19 @@ actor CurlConnection {
         return url.replacingCharacters(in: schemeEnd, with: "://\(encodedUser)@")
     }
 
+    /// True when libcurl signs the requests (AWS Signature V4).
+    private var isSigned: Bool {
+        if case .awsSigV4 = options.authentication { return true }
+        return false
+    }
+
     /// The request's own headers, its Content-Type, and an empty `Expect:` so libcurl does not
-    /// wait for `100 Continue` before sending a body.
-    private static func headerList(for request: HTTPRequest) -> UnsafeMutablePointer<curl_slist>? {
+    /// wait for `100 Continue` before sending a body. A signed request goes without the empty
+    /// `Expect:`: libcurl 7.88 would sign it as a header it then does not send, and the server
+    /// would refuse the signature; its wait is switched off instead (`CURLOPT_EXPECT_100_TIMEOUT_MS`).
+    private static func headerList(for request: HTTPRequest, signed: Bool) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
-        var lines = request.headers + ["Expect:"]
+        var lines = request.headers + (signed ? [] : ["Expect:"])
         if case .data(_, let contentType) = request.body { lines.append("Content-Type: \(contentType)") }
         for line in lines {
             list = curl_slist_append(list, line)

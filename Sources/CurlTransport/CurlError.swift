@@ -1,16 +1,19 @@
 import CCurl
 
 /// A libcurl failure, kept as the ``RemoteProtocol/RemoteStoreError/underlying`` error of the
-/// WebDAV store's errors: libcurl's numeric code and its explanation (never a credential).
+/// libcurl-based stores' errors (WebDAV, S3): libcurl's numeric code and its explanation (never a credential).
 public struct CurlError: Error, Sendable, CustomStringConvertible {
     /// libcurl's `CURLcode` value (for example 7 for "couldn't connect", 28 for a timeout).
     public let code: Int
     /// libcurl's text for the failure, with the details of its error buffer when there are any.
     public let message: String
+    /// The kind of server the transfer went to (`WebDAV`, `S3`), so callers can name its settings.
+    public let serverKind: String
 
     /// Describes `code`, with `detail` from libcurl's error buffer if it says more.
-    init(_ code: CURLcode, detail: String) {
+    package init(_ code: CURLcode, detail: String, serverKind: String) {
         self.code = Int(code.rawValue)
+        self.serverKind = serverKind
         let summary = String(cString: curl_easy_strerror(code))
         message = detail.isEmpty || detail == summary ? summary : "\(summary): \(detail)"
     }

@@ -8,7 +8,7 @@ import RemoteProtocol
 /// That wait is short even under cancellation: cancelled transfers stop within about a second and
 /// return their handle, and a cancelled waiter's own transfer is aborted by its cancellation handler
 /// as soon as it starts.
-actor CurlConnectionPool {
+package actor CurlConnectionPool {
     private let options: CurlOptions
     private let capacity: Int
     private var idle: [CurlConnection] = []
@@ -17,7 +17,7 @@ actor CurlConnectionPool {
     private var isClosed = false
 
     /// Creates an empty pool; handles are made on demand.
-    init(options: CurlOptions, capacity: Int) {
+    package init(options: CurlOptions, capacity: Int) {
         precondition(capacity >= 1, "a connection pool needs room for at least one connection")
         self.options = options
         self.capacity = capacity
@@ -26,7 +26,7 @@ actor CurlConnectionPool {
     /// Runs `body` with a connection of its own, returning the connection to the pool afterwards.
     /// - Throws: ``RemoteStoreError`` with code `unavailable` once the pool is closed, or what
     ///   `body` throws.
-    nonisolated func withConnection<Result: Sendable>(
+    package nonisolated func withConnection<Result: Sendable>(
         _ body: (CurlConnection) async throws -> Result
     ) async throws -> Result {
         let connection = try await acquire()
@@ -40,22 +40,46 @@ actor CurlConnectionPool {
         }
     }
 
+    /// Sends `request` on a connection of its own and waits for the whole response; cancelling
+    /// the calling task aborts the transfer. Counts the request in ``RemoteRequestCounter``.
+    ///
+    /// Returns any HTTP status; only failures to get a response throw.
+    /// - Throws: `CancellationError`, or ``RemoteStoreError`` (see
+    ///   ``CurlConnection/perform(_:cancellation:)``) with `path` filled in where it has none.
+    package nonisolated func perform(_ request: HTTPRequest, for path: RemotePath?) async throws -> HTTPResponse {
+        try Task.checkCancellation()
+        RemoteRequestCounter.record()
+        let cancellation = CancellationFlag()
+        do {
+            return try await withConnection { connection in
+                try await withTaskCancellationHandler {
+                    try await connection.perform(request, cancellation: cancellation)
+                } onCancel: {
+                    cancellation.cancel()
+                }
+            }
+        } catch var error as RemoteStoreError {
+            if error.path == nil { error.path = path }
+            throw error
+        }
+    }
+
     /// Drops the idle handles (closing their connections); handles in use are dropped when they
     /// are returned. Later requests fail with `unavailable`. Idempotent.
-    func close() {
+    package func close() {
         isClosed = true
         idle.removeAll()
     }
 
     private func acquire() async throws -> CurlConnection {
         guard !isClosed else {
-            throw RemoteStoreError(.unavailable, message: "the WebDAV store has been closed")
+            throw RemoteStoreError(.unavailable, message: "the \(options.serverKind) store has been closed")
         }
         if let connection = idle.popLast() { return connection }
         if createdCount < capacity {
             createdCount += 1
             do {
-                return try CurlConnection(name: "webdav-\(createdCount)", options: options)
+                return try CurlConnection(name: "\(options.serverKind.lowercased())-\(createdCount)", options: options)
             } catch {
                 createdCount -= 1
                 throw error

@@ -6,12 +6,12 @@ import Foundation
 ///
 /// Written by hand rather than with `DateFormatter`, which is neither cheap to create nor
 /// `Sendable`, and a listing of thousands of files parses thousands of dates.
-enum HTTPDate {
+package enum HTTPDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// The date in `text`, or `nil` if it is in none of the three formats or names a zone other
     /// than GMT/UTC.
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let tokens = text.split { !$0.isLetter && !$0.isNumber }.map(String.init)
         var numbers: [Int] = []
         var month: Int?

@@ -23,6 +23,11 @@ final class CurlTransfer {
     var uploadDescriptor: Int32 = -1
     /// The descriptor a 2xx body is written to, or -1 to keep it in memory.
     var downloadDescriptor: Int32 = -1
+    /// For an upload of part of the file: where it starts and how many bytes it has; `nil` to
+    /// send the file from its current offset to its end.
+    var uploadRange: (offset: Int64, length: Int64)?
+    /// How many bytes of ``uploadRange`` are sent so far.
+    private var uploadedByteCount: Int64 = 0
     /// The largest 2xx body kept in memory.
     let memoryLimit: Int
 
@@ -83,7 +88,14 @@ final class CurlTransfer {
     /// Fills `buffer` from the upload file; 0 means end of file.
     fileprivate func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         do {
-            return try FileDescriptorIO.read(from: uploadDescriptor, into: buffer)
+            guard let range = uploadRange else {
+                return try FileDescriptorIO.read(from: uploadDescriptor, into: buffer)
+            }
+            let remaining = Int(min(Int64(buffer.count), range.length - uploadedByteCount))
+            guard remaining > 0 else { return 0 }
+            let count = try FileDescriptorIO.read(from: uploadDescriptor, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<remaining]))
+            uploadedByteCount += Int64(count)
+            return count
         } catch {
             failure = .localRead(error.code)
             return ccurl_readfunc_abort()
@@ -93,7 +105,10 @@ final class CurlTransfer {
     /// Moves the upload file back, when libcurl must send the body again (an authentication
     /// round-trip); true on success.
     fileprivate func rewind(to offset: Int64, origin: Int32) -> Bool {
-        lseek(uploadDescriptor, off_t(offset), origin) >= 0
+        guard let range = uploadRange else { return lseek(uploadDescriptor, off_t(offset), origin) >= 0 }
+        guard origin == SEEK_SET, offset <= range.length else { return false }
+        uploadedByteCount = offset
+        return lseek(uploadDescriptor, off_t(range.offset + offset), SEEK_SET) >= 0
     }
 }
 

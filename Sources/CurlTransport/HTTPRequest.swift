@@ -1,21 +1,24 @@
 import Foundation
 
-/// One HTTP request as the WebDAV store sends it: method, absolute URL, extra headers, what to send
+/// One HTTP request as a libcurl-based store sends it: method, absolute URL, extra headers, what to send
 /// and where the response body goes.
-struct HTTPRequest: Sendable {
+package struct HTTPRequest: Sendable {
     /// What the request sends after its headers.
-    enum Body: Sendable {
+    package enum Body: Sendable {
         /// Nothing.
         case none
-        /// A small in-memory body (a PROPFIND property list), sent with its Content-Type.
+        /// A small in-memory body (a PROPFIND property list, an S3 DeleteObjects document), sent with its Content-Type.
         case data(Data, contentType: String)
         /// A local file streamed from disk with a Content-Length of `size` bytes.
         case file(URL, size: Int64)
+        /// `length` bytes of a local file from byte `offset` (a part of a multipart upload),
+        /// streamed from disk.
+        case fileRange(URL, offset: Int64, length: Int64)
     }
 
     /// Where a successful (2xx) response body goes. Bodies of other statuses are kept in memory
     /// (capped) for error messages.
-    enum Sink: Sendable {
+    package enum Sink: Sendable {
         /// Kept in memory, up to `limit` bytes; a longer body fails with `invalidResponse`.
         case memory(limit: Int)
         /// Written to a local file, which is created or truncated.
@@ -23,21 +26,21 @@ struct HTTPRequest: Sendable {
     }
 
     /// The HTTP method (`PROPFIND`, `PUT`, `MOVE`…).
-    var method: String
+    package var method: String
     /// The absolute, percent-encoded URL.
-    var url: String
+    package var url: String
     /// Extra header lines (`Depth: 1`, `Overwrite: T`…).
-    var headers: [String]
+    package var headers: [String]
     /// The request body.
-    var body: Body
+    package var body: Body
     /// Where a 2xx response body goes.
-    var sink: Sink
+    package var sink: Sink
 
     /// The largest body of a non-2xx response that is kept (for error messages).
-    static let errorBodyLimit = 16 * 1024
+    package static let errorBodyLimit = 16 * 1024
 
     /// Creates a request; by default with no body and a small in-memory sink.
-    init(method: String, url: String, headers: [String] = [], body: Body = .none, sink: Sink = .memory(limit: 1 << 20)) {
+    package init(method: String, url: String, headers: [String] = [], body: Body = .none, sink: Sink = .memory(limit: 1 << 20)) {
         self.method = method
         self.url = url
         self.headers = headers

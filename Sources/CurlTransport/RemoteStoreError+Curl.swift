@@ -11,38 +11,38 @@ extension RemoteStoreError {
     /// garbled reply is `invalidResponse`; an untrusted TLS certificate is `hostKeyUnknown`; a
     /// refused login is `authenticationFailed`; anything else is `io`. The libcurl code and text
     /// are kept as ``underlying``.
-    static func transport(_ code: CURLcode, detail: String) -> RemoteStoreError {
-        let underlying = CurlError(code, detail: detail)
-        let (errorCode, message) = classification(of: code)
+    package static func transport(_ code: CURLcode, detail: String, serverKind: String) -> RemoteStoreError {
+        let underlying = CurlError(code, detail: detail, serverKind: serverKind)
+        let (errorCode, message) = classification(of: code, server: "the \(serverKind) server", kind: serverKind)
         return RemoteStoreError(errorCode, message: "\(message) (\(underlying.message))", underlying: underlying)
     }
 
-    private static func classification(of code: CURLcode) -> (Code, String) {
+    private static func classification(of code: CURLcode, server: String, kind: String) -> (Code, String) {
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
-            return (.unavailable, "the WebDAV server could not be reached")
+            return (.unavailable, "\(server) could not be reached")
         case CURLE_SSL_CONNECT_ERROR:
-            return (.unavailable, "the connection to the WebDAV server failed during the TLS handshake")
+            return (.unavailable, "the connection to \(server) failed during the TLS handshake")
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_AGAIN:
-            return (.unavailable, "the connection to the WebDAV server dropped")
+            return (.unavailable, "the connection to \(server) dropped")
         case CURLE_PARTIAL_FILE:
-            return (.unavailable, "the connection to the WebDAV server dropped before the whole response arrived")
+            return (.unavailable, "the connection to \(server) dropped before the whole response arrived")
         case CURLE_OPERATION_TIMEDOUT:
-            return (.timedOut, "the WebDAV server did not answer in time")
+            return (.timedOut, "\(server) did not answer in time")
         case CURLE_WEIRD_SERVER_REPLY, CURLE_BAD_CONTENT_ENCODING, CURLE_TOO_MANY_REDIRECTS:
-            return (.invalidResponse, "the WebDAV server's reply is not valid HTTP")
+            return (.invalidResponse, "\(server)'s reply is not valid HTTP")
         case CURLE_PEER_FAILED_VERIFICATION:
             return (.hostKeyUnknown, "the server's TLS certificate is not trusted (see the ca-file setting)")
         case CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM:
             return (.localFile, "the configured certificate file cannot be used")
         case CURLE_LOGIN_DENIED:
-            return (.authenticationFailed, "the WebDAV server refused the credentials")
+            return (.authenticationFailed, "\(server) refused the credentials")
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
-            return (.unsupported, "the WebDAV URL cannot be used")
+            return (.unsupported, "the \(kind) URL cannot be used")
         case CURLE_SEND_FAIL_REWIND:
             return (.io, "the upload could not be restarted for an authentication round-trip")
         default:
-            return (.io, "the WebDAV transfer failed")
+            return (.io, "the \(kind) transfer failed")
         }
     }
 }

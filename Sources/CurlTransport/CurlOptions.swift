@@ -1,0 +1,73 @@
+import Foundation
+
+/// The connection settings every libcurl handle of one store is configured with: who to
+/// authenticate as (HTTP authentication or AWS Signature V4), how to trust the server, and how
+/// long to wait.
+package struct CurlOptions: Sendable, CustomStringConvertible {
+    /// Which HTTP authentication schemes libcurl may use.
+    package enum Authentication: Sendable {
+        /// Basic, sent with the first request (use only over TLS or loopback).
+        case basic
+        /// Digest: costs one 401 round-trip per connection before libcurl knows the nonce.
+        case digest
+        /// Whatever the server offers, the safest first (costs a 401 round-trip).
+        case any
+        /// AWS Signature Version 4, computed by libcurl (`CURLOPT_AWS_SIGV4`) for every request:
+        /// ``user`` is the access key id, ``password`` the secret access key.
+        case awsSigV4(provider: String, region: String, service: String)
+
+        /// Parses the names the WebDAV settings accept (`basic`, `digest`, `any`).
+        package init?(rawValue: String) {
+            switch rawValue {
+            case "basic": self = .basic
+            case "digest": self = .digest
+            case "any": self = .any
+            default: return nil
+            }
+        }
+
+        /// The scheme's name as settings spell it (`aws-sigv4` for the signature).
+        package var rawValue: String {
+            switch self {
+            case .basic: "basic"
+            case .digest: "digest"
+            case .any: "any"
+            case .awsSigV4: "aws-sigv4"
+            }
+        }
+    }
+
+    /// The kind of server, in messages and thread names (`WebDAV`, `S3`).
+    package var serverKind = "WebDAV"
+    /// The user name (the access key id for ``Authentication/awsSigV4(provider:region:service:)``),
+    /// or `nil` for no authentication (or one from the netrc file).
+    package var user: String?
+    /// The password or secret access key; never printed.
+    package var password: String?
+    /// The authentication schemes allowed.
+    package var authentication: Authentication = .basic
+    /// Look credentials up in a netrc file when no password is configured.
+    package var useNetrc = true
+    /// The netrc file to read; `nil` means libcurl's default, `~/.netrc`.
+    package var netrcFile: String?
+    /// A PEM file of certificate authorities to trust instead of the system's.
+    package var caFile: String?
+    /// How long establishing a connection (TCP and TLS) may take.
+    package var connectTimeout: Duration = .seconds(15)
+    /// A transfer slower than ``lowSpeedLimit`` bytes per second for this long is abandoned.
+    package var lowSpeedTime: Duration = .seconds(30)
+    /// The throughput, in bytes per second, below which ``lowSpeedTime`` starts counting.
+    package var lowSpeedLimit = 1
+    /// The libcurl receive and send buffer size, in bytes.
+    package var bufferSize = 512 * 1024
+
+    /// Default options.
+    package init() {}
+
+    /// Every setting except the password, which shows as `<redacted>` when set.
+    package var description: String {
+        "user=\(user ?? "-") password=\(password == nil ? "-" : "<redacted>") auth=\(authentication.rawValue) "
+            + "netrc=\(useNetrc ? (netrcFile ?? "~/.netrc") : "off") ca-file=\(caFile ?? "system") "
+            + "connect-timeout=\(connectTimeout) low-speed=\(lowSpeedLimit)B/s for \(lowSpeedTime)"
+    }
+}
