@@ -252,13 +252,7 @@ struct PointInTimeRestore: Sendable {
 
     /// Runs a local file or database step, reporting its failure as a local error.
     private static func local<Result>(_ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.local, "the restored database could not be written: \(error)", underlying: error)
-        }
+        try SyncError.local("the restored database could not be written", body)
     }
 
     /// Removes a database file and its journal files, if they exist.

@@ -400,12 +400,6 @@ struct Synchronizer: Sendable {
 
     /// Runs a local database call, wrapping its errors in ``SyncError/Code/local``.
     private func local<Result>(_ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as SyncError {
-            throw error
-        } catch {
-            throw SyncError(.local, "the local database failed: \(error)", underlying: error)
-        }
+        try SyncError.local("the local database failed", body)
     }
 }

@@ -88,3 +88,18 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         underlying.map { "\(message) (\($0))" } ?? message
     }
 }
+
+extension SyncError {
+    /// Runs a step on local files or the local database, reporting any failure that is not a
+    /// ``SyncError`` already as ``Code/local`` with `context` ("the local database failed") in
+    /// front of it.
+    static func local<Result>(_ context: String, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as SyncError {
+            throw error
+        } catch {
+            throw SyncError(.local, "\(context): \(error)", underlying: error)
+        }
+    }
+}
