@@ -30,16 +30,15 @@ public actor InMemoryRemoteStore: RemoteStore {
     public nonisolated let capabilities: RemoteCapabilities
 
     /// The capabilities of a store made without arguments: server-side copy, atomic replace,
-    /// 1 ms modification-time precision. Exclusive creation is implemented but declared only on
-    /// request (``exclusiveCapabilities``), so that the engine's seeded simulations keep the
-    /// request sequence (and so the injected faults) they were tuned with.
+    /// 1 ms modification-time precision and exclusive creation, as the real backends declare.
     public static let defaultCapabilities = RemoteCapabilities(
-        serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1)
+        serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1), exclusiveCreate: true
     )
 
-    /// ``defaultCapabilities`` plus ``RemoteCapabilities/exclusiveCreate``.
-    public static let exclusiveCapabilities = RemoteCapabilities(
-        serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1), exclusiveCreate: true
+    /// ``defaultCapabilities`` without ``RemoteCapabilities/exclusiveCreate``: a store like one
+    /// whose protocol cannot create exclusively, for tests of the engine's fallback.
+    public static let capabilitiesWithoutExclusiveCreate = RemoteCapabilities(
+        serverSideCopy: true, atomicReplace: true, modificationTimePrecision: .milliseconds(1)
     )
 
     private var tree: InMemoryFileTree

@@ -12,11 +12,11 @@ struct InMemoryRemoteConformanceTests {
         try await RemoteStoreConformance(makeStore: { store }).run(check)
     }
 
-    /// A store that declares exclusive creation implements it (the default store checks that it
-    /// refuses it as `unsupported`).
+    /// A store that does not declare exclusive creation refuses it as `unsupported` (the default
+    /// store implements it).
     @Test(arguments: RemoteStoreConformance.Check.allCases)
-    func conformanceWithExclusiveCreation(_ check: RemoteStoreConformance.Check) async throws {
-        let store = InMemoryRemoteStore(capabilities: InMemoryRemoteStore.exclusiveCapabilities)
+    func conformanceWithoutExclusiveCreation(_ check: RemoteStoreConformance.Check) async throws {
+        let store = InMemoryRemoteStore(capabilities: InMemoryRemoteStore.capabilitiesWithoutExclusiveCreate)
         try await RemoteStoreConformance(makeStore: { store }).run(check)
     }
 

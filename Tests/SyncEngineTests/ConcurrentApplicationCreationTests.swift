@@ -13,7 +13,7 @@ import Testing
 struct ConcurrentApplicationCreationTests {
     @Test("both clients create the application at once: one wins, both end with its format and its key")
     func oneCreatorWins() async throws {
-        let base = InMemoryRemoteStore(capabilities: InMemoryRemoteStore.exclusiveCapabilities)
+        let base = InMemoryRemoteStore()
         let barrier = ArrivalBarrier(count: 2)
         let setups = [try EncryptionSetup(password: "same password"), try EncryptionSetup(password: "same password")]
         let managers = [
@@ -35,7 +35,7 @@ struct ConcurrentApplicationCreationTests {
 
     @Test("a store without exclusive creation keeps the plain write (both think they created it, as before)")
     func withoutExclusiveCreationTheWriteIsPlain() async throws {
-        let base = InMemoryRemoteStore(capabilities: RemoteCapabilities(serverSideCopy: true, atomicReplace: true, modificationTimePrecision: nil))
+        let base = InMemoryRemoteStore(capabilities: InMemoryRemoteStore.capabilitiesWithoutExclusiveCreate)
         let registration = try await EncryptionSetup(password: nil).applicationManager("anna", store: base).register()
         #expect(registration.createdApplication)
         #expect(try await base.exists(RemotePath("\(Paths.app)/format.json")) != nil)
