@@ -213,6 +213,7 @@ final class ReferenceSimulation {
         print(
             "History check, \(label): verify found \(report.problems.count) notices; the present restored from "
                 + "\(restore.base.map { _ in "a whole store" } ?? "the beginning") + \(restore.appliedSets) change sets"
+                + (restore.reinstatedRows == 0 ? "" : ", \(restore.reinstatedRows) rows the replay's rules removed put back")
         )
         let restored = try DatabaseQueue(path: file.path)
         defer { try? restored.close() }

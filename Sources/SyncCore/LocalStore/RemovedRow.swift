@@ -84,6 +84,7 @@ extension LocalStore {
     /// - Returns: how many rows were put back.
     @discardableResult
     func reinstateRowsRemovedByRules(after watermark: Int64) throws -> Int {
+        var reinstated = 0
         try withForeignKeysOff { db in
             try db.inTransaction {
                 let tables = Dictionary(uniqueKeysWithValues: try Self.syncedTables(in: db).map { ($0.name, $0) })
@@ -103,7 +104,6 @@ extension LocalStore {
                 }
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
                 defer { try? db.execute(sql: "UPDATE rollingsync_state SET applying = 0") }
-                var reinstated = 0
                 var progress = true
                 // Parents first: a child whose parent is not back yet waits for the next round.
                 while progress, !candidates.isEmpty {
@@ -121,8 +121,8 @@ extension LocalStore {
                 }
                 return .commit
             }
-            return 0
         }
+        return reinstated
     }
 
     /// Inserts a removed row back if it is absent, breaks no constraint and has its parents.
