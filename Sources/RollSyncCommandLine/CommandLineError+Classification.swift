@@ -77,7 +77,7 @@ extension CommandLineError {
 
     /// What to do about a local store's refusal.
     static func hint(for error: LocalStoreError) -> String? {
-        switch error.reason {
+        switch error.code {
         case .noSuchTable:
             "if \(error.table) was dropped on purpose, stop syncing it with `rollsync tables remove \(error.table) --db FILE`"
         case .unsupportedTable:
@@ -90,7 +90,7 @@ extension CommandLineError {
             "copy every row when rebuilding a table, and keep the keys other tables refer to"
         case .unknownColumn, .upgradeRequired:
             "migrate this database's schema as the other clients did (`ALTER TABLE … ADD COLUMN`, `rollsync migrate`, `rollsync tables add`), then try again"
-        @unknown default:
+        default:
             nil
         }
     }

@@ -83,7 +83,7 @@ struct MigrateCommand: AsyncParsableCommand {
         case let error as CommandLineError:
             return CommandLineError(error.kind, prefix + error.message, hint: error.hint)
         case let error as LocalStoreError:
-            let hint: String? = switch error.reason {
+            let hint: String? = switch error.code {
             case .keyChanged:
                 "a synced table's key column must keep its name and type; rebuild the table with the same key, or stop syncing it first (`rollsync tables remove \(error.table) --db \(database)`)"
             case .noSuchTable:

@@ -22,7 +22,7 @@ struct PushStoreCommand: AsyncParsableCommand {
         try output.console.emit(
             WholeStoreResult(
                 command: "push-store", database: session.path, unit: upload.unit.directoryName, client: session.settings.clientID,
-                bytes: upload.manifest.files.values.map(\.size).reduce(0, +), sync: nil
+                bytes: upload.uploadedBytes, sync: nil
             )
         )
     }

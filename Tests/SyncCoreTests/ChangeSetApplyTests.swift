@@ -113,7 +113,7 @@ struct ChangeSetApplyTests {
         ], in: b)
         let before = try b.items()
         let error = try #require(throws: LocalStoreError.self) { try b.store.applyChangeSet(at: set) }
-        #expect(error.reason == .unknownColumn("added_by_a_newer_app"))
+        #expect(error.code == .unknownColumn && error.column == "added_by_a_newer_app")
         #expect(try b.items() == before)
         #expect(try b.store.appliedSetIDs().count == 1, "only b's own pushed set")
         #expect(try b.store.hasPendingChanges() == false)
@@ -178,7 +178,7 @@ struct ChangeSetApplyTests {
         ], in: b)
         #expect(throws: LocalStoreError(.unregisteredTable, table: "elsewhere")) { try b.store.applyChangeSet(at: unknownTable) }
         let unknownColumn = try Self.handMadeSet([Self.insert("items", "k", ["colour": "red".databaseValue])], in: b)
-        #expect(throws: LocalStoreError(.unknownColumn("colour"), table: "items")) { try b.store.applyChangeSet(at: unknownColumn) }
+        #expect(throws: LocalStoreError(.unknownColumn, table: "items", column: "colour")) { try b.store.applyChangeSet(at: unknownColumn) }
         #expect(try b.items().isEmpty)
     }
 

@@ -32,7 +32,7 @@ struct SyncedTableRegistrationTests {
     func missingTable() throws {
         let database = try TemporaryDatabase(tables: [])
         let error = try #require(throws: LocalStoreError.self) { try database.store.register(table: "nope") }
-        #expect(error.reason == .noSuchTable)
+        #expect(error.code == .noSuchTable)
     }
 
     @Test("TEXT and BLOB keys are accepted, in rowid and WITHOUT ROWID tables; generated columns are skipped")

@@ -90,7 +90,7 @@ struct WholeStoreInstallTests {
             schema: TemporaryDatabase.itemsSchema + "; ALTER TABLE items ADD COLUMN color TEXT;"
         )
         let before = try local.items()
-        #expect(throws: LocalStoreError(.upgradeRequired(column: "color"), table: "items")) {
+        #expect(throws: LocalStoreError(.upgradeRequired, table: "items", column: "color")) {
             try local.store.installWholeStore(at: try snapshot(of: newer, into: local))
         }
         #expect(try local.items() == before)

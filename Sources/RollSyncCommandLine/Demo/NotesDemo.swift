@@ -53,8 +53,8 @@ struct NotesDemo {
 
         step("4. Alice uploads a whole store; Carol joins with an empty database and starts from it.")
         let upload = try await ProgressDisplay.showing(alice.manager, quiet: console.json) { try await $0.uploadWholeStore() }
-        totals.wholeStoreBytes = upload.manifest.files.values.map(\.size).reduce(0, +)
-        console.say("  alice uploads whole store \(upload.unit.directoryName) (\(upload.manifest.appliedSetCount) change sets folded in)")
+        totals.wholeStoreBytes = upload.uploadedBytes
+        console.say("  alice uploads whole store \(upload.unit.directoryName) (\(upload.appliedSetCount) change sets folded in)")
         let carol = try NotesClient(name: "carol", directory: directory, remote: remote)
         let bootstrap = try await ProgressDisplay.showing(carol.manager, quiet: console.json) { try await $0.downloadWholeStore() }
         totals.add(bootstrap)

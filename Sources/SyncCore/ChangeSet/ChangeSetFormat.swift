@@ -1,14 +1,14 @@
 /// Constants of the change-set wire format (described byte by byte in Docs/RemoteFormat.md,
 /// section "Change sets").
-public enum ChangeSetFormat {
+package enum ChangeSetFormat {
     /// The four bytes every change set starts with: ASCII `RSCS`.
-    public static let magic: [UInt8] = [0x52, 0x53, 0x43, 0x53]
+    package static let magic: [UInt8] = [0x52, 0x53, 0x43, 0x53]
     /// The format version this library writes and the newest it reads.
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// The largest record body accepted (1 GiB; SQLite's own default limit for a value is 1e9 bytes).
-    public static let maximumRecordLength = 1 << 30
+    package static let maximumRecordLength = 1 << 30
     /// The longest identifier (set id, client id, table or column name) accepted, in UTF-8 bytes.
-    public static let maximumNameLength = 4096
+    package static let maximumNameLength = 4096
 
     /// Record kinds (first byte of a record body).
     enum RecordKind: UInt8 {

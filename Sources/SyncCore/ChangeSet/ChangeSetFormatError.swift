@@ -1,8 +1,8 @@
 /// A change set that cannot be encoded or decoded. Decoding errors are raised before anything of the
 /// set is applied (see ``LocalStore/applyChangeSet(at:resolver:)``).
-public struct ChangeSetFormatError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ChangeSetFormatError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// The stream does not start with the change-set magic bytes.
         case notAChangeSet
         /// The stream was written by a newer format version than this library reads.
@@ -22,18 +22,18 @@ public struct ChangeSetFormatError: Error, Sendable, Equatable, CustomStringConv
     }
 
     /// The kind of failure.
-    public var reason: Reason
+    package var reason: Reason
     /// The byte offset in the stream where the problem was detected, when known.
-    public var offset: Int?
+    package var offset: Int?
 
     /// Creates an error.
-    public init(_ reason: Reason, offset: Int? = nil) {
+    package init(_ reason: Reason, offset: Int? = nil) {
         self.reason = reason
         self.offset = offset
     }
 
     /// A sentence naming the problem, for logs and error messages (never contains row values).
-    public var description: String {
+    package var description: String {
         let place = offset.map { " at byte \($0)" } ?? ""
         switch reason {
         case .notAChangeSet: return "not a RollingSync change set (bad magic bytes)"

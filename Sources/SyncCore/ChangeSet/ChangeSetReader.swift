@@ -8,7 +8,7 @@ import GRDB
 /// it, so a caller that must not act on an unverified set reads the stream twice: once with
 /// ``verify(fileAt:)`` and once to use it (``LocalStore`` does exactly that, and also re-checks the
 /// trailer inside the apply transaction, so a file altered between the passes is refused too).
-public final class ChangeSetReader {
+package final class ChangeSetReader {
     private let input: FileHandle
     private let closesInput: Bool
     private var buffer: [UInt8] = []
@@ -29,23 +29,23 @@ public final class ChangeSetReader {
     private var maximumClock = HLCTimestamp.zero
 
     /// The set's header, read when the reader was created.
-    public private(set) var header = ChangeSetHeader(setID: "", databaseID: "")
+    package private(set) var header = ChangeSetHeader(setID: "", databaseID: "")
     /// The verified trailer, available once ``next()`` has returned `nil`.
-    public private(set) var summary: ChangeSetSummary?
+    package private(set) var summary: ChangeSetSummary?
 
     private static let chunkSize = 64 * 1024
 
     /// Starts reading a change set from an open file handle (positioned at its first byte); the handle
     /// is not closed by the reader.
     /// - Throws: ``ChangeSetFormatError`` if the magic bytes, version or header are wrong.
-    public init(fileHandle: FileHandle) throws {
+    package init(fileHandle: FileHandle) throws {
         input = fileHandle
         closesInput = false
         try readHeader()
     }
 
     /// Opens the file at `url` and reads its header; the file is closed when the reader is released.
-    public init(contentsOf url: URL) throws {
+    package init(contentsOf url: URL) throws {
         input = try FileHandle(forReadingFrom: url)
         closesInput = true
         do {
@@ -65,7 +65,7 @@ public final class ChangeSetReader {
     /// Reads a whole change set and checks its structure, count and checksum without keeping any of it.
     /// - Returns: the verified summary.
     /// - Throws: ``ChangeSetFormatError`` describing the first problem found, or a file error.
-    public static func verify(fileAt url: URL) throws -> ChangeSetSummary {
+    package static func verify(fileAt url: URL) throws -> ChangeSetSummary {
         try verifiedContents(ofFileAt: url).summary
     }
 
@@ -117,7 +117,7 @@ public final class ChangeSetReader {
     /// - Returns: the change, or `nil` once the trailer has been read and verified (then ``summary``
     ///   is set).
     /// - Throws: ``ChangeSetFormatError`` for truncated, corrupt or inconsistent input.
-    public func next() throws -> RowChange? {
+    package func next() throws -> RowChange? {
         try next(ofKind: nil)
     }
 

@@ -1,18 +1,18 @@
 /// What the trailer of a complete, verified change set records.
-public struct ChangeSetSummary: Sendable, Equatable {
+package struct ChangeSetSummary: Sendable, Equatable {
     /// The header of the set.
-    public var header: ChangeSetHeader
+    package var header: ChangeSetHeader
     /// The number of row changes in the set.
-    public var changeCount: Int
+    package var changeCount: Int
     /// The oldest row clock in the set, or ``HLCTimestamp/zero`` for an empty set.
-    public var minimumClock: HLCTimestamp
+    package var minimumClock: HLCTimestamp
     /// The newest row clock in the set, or ``HLCTimestamp/zero`` for an empty set.
-    public var maximumClock: HLCTimestamp
+    package var maximumClock: HLCTimestamp
     /// The number of bytes of the encoded set, trailer included.
-    public var byteCount: Int
+    package var byteCount: Int
 
     /// Creates a summary.
-    public init(
+    package init(
         header: ChangeSetHeader,
         changeCount: Int,
         minimumClock: HLCTimestamp,

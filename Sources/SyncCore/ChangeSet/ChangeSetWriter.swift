@@ -11,7 +11,7 @@ import GRDB
 /// refused by every reader as truncated.
 ///
 /// The format is described byte by byte in Docs/RemoteFormat.md ("Change sets").
-public final class ChangeSetWriter {
+package final class ChangeSetWriter {
     private struct TableEntry {
         var index: Int
         var columnIndexes: [String: Int]
@@ -39,7 +39,7 @@ public final class ChangeSetWriter {
     /// Starts a change set on an open file handle (positioned where the set should start). The handle
     /// stays open after ``finish()``.
     /// - Throws: ``ChangeSetFormatError`` if the header's identifiers are empty or too long.
-    public init(fileHandle: FileHandle, header: ChangeSetHeader) throws {
+    package init(fileHandle: FileHandle, header: ChangeSetHeader) throws {
         output = fileHandle
         closesOutput = false
         self.header = header
@@ -48,7 +48,7 @@ public final class ChangeSetWriter {
 
     /// Creates (or truncates) the file at `url` and starts a change set in it; the file is closed by
     /// ``finish()``.
-    public init(creatingFileAt url: URL, header: ChangeSetHeader) throws {
+    package init(creatingFileAt url: URL, header: ChangeSetHeader) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
@@ -74,7 +74,7 @@ public final class ChangeSetWriter {
     /// Appends one row change.
     /// - Throws: ``ChangeSetFormatError`` (``ChangeSetFormatError/Reason/unencodable(_:)``) for a change
     ///   whose column is newer than its row clock or that repeats a column, or a file error.
-    public func write(_ change: RowChange) throws {
+    package func write(_ change: RowChange) throws {
         precondition(!finished, "ChangeSetWriter.write called after finish()")
         let table = try tableEntry(for: change)
         record.append(change.kind.rawValue)
@@ -141,7 +141,7 @@ public final class ChangeSetWriter {
     /// Writes the trailer, flushes, and closes the file if this writer created it.
     /// - Returns: the summary a reader will find in the trailer.
     @discardableResult
-    public func finish() throws -> ChangeSetSummary {
+    package func finish() throws -> ChangeSetSummary {
         precondition(!finished, "ChangeSetWriter.finish called twice")
         finished = true
         let lowest = changeCount == 0 ? HLCTimestamp.zero : minimumClock

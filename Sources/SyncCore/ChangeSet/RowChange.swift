@@ -5,9 +5,9 @@ import GRDB
 /// A change set holds at most one `RowChange` per row: successive local edits of a row between two
 /// pushes are folded into one (the values are the row's current values, each column with the clock
 /// of its latest edit).
-public struct RowChange: Sendable, Equatable {
+package struct RowChange: Sendable, Equatable {
     /// What happened to the row.
-    public enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         /// The row was created; ``RowChange/columns`` holds every column except the key.
         case insert = 2
         /// Some columns changed; ``RowChange/columns`` holds only those.
@@ -17,16 +17,16 @@ public struct RowChange: Sendable, Equatable {
     }
 
     /// One column's new value and the clock of the edit that set it.
-    public struct Column: Sendable, Equatable {
+    package struct Column: Sendable, Equatable {
         /// The column name, as declared in the table.
-        public var name: String
+        package var name: String
         /// The new value (any SQLite storage class, including NULL).
-        public var value: DatabaseValue
+        package var value: DatabaseValue
         /// When the value was written.
-        public var clock: HLCTimestamp
+        package var clock: HLCTimestamp
 
         /// Creates a column change.
-        public init(name: String, value: DatabaseValue, clock: HLCTimestamp) {
+        package init(name: String, value: DatabaseValue, clock: HLCTimestamp) {
             self.name = name
             self.value = value
             self.clock = clock
@@ -34,19 +34,19 @@ public struct RowChange: Sendable, Equatable {
     }
 
     /// What happened to the row.
-    public var kind: Kind
+    package var kind: Kind
     /// The synced table's name.
-    public var table: String
+    package var table: String
     /// The row's primary-key value (TEXT or BLOB).
-    public var key: DatabaseValue
+    package var key: DatabaseValue
     /// The row's clock: the latest clock among ``columns``, or the time of the deletion.
-    public var clock: HLCTimestamp
+    package var clock: HLCTimestamp
     /// The changed columns (never the key column); empty for a deletion.
-    public var columns: [Column]
+    package var columns: [Column]
 
     /// Creates a row change. `clock` must not be older than any column's clock (encoders store
     /// column clocks as offsets below it and reject a column that is newer).
-    public init(kind: Kind, table: String, key: DatabaseValue, clock: HLCTimestamp, columns: [Column] = []) {
+    package init(kind: Kind, table: String, key: DatabaseValue, clock: HLCTimestamp, columns: [Column] = []) {
         self.kind = kind
         self.table = table
         self.key = key

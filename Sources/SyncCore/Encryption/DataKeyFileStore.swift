@@ -81,7 +81,7 @@ public struct DataKeyFileStore: Sendable {
     }
 
     /// The key file of `applicationID`.
-    public func file(for applicationID: SyncIdentifier) -> URL {
+    package func file(for applicationID: SyncIdentifier) -> URL {
         directory.appendingPathComponent("\(applicationID.rawValue).datakey")
     }
 

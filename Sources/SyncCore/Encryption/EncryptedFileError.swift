@@ -1,9 +1,9 @@
 /// Why an encrypted remote file could not be decrypted. Nothing of such a file is ever used.
 ///
 /// The description names the problem only: never a key, a password or file content.
-public struct EncryptedFileError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct EncryptedFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with the file.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The file does not start with the encrypted-file header (it was written unencrypted or
         /// replaced by something else).
         case notEncrypted
@@ -22,13 +22,13 @@ public struct EncryptedFileError: Error, Sendable, Equatable, CustomStringConver
     }
 
     /// What is wrong.
-    public let kind: Kind
+    package let kind: Kind
 
     init(_ kind: Kind) {
         self.kind = kind
     }
 
-    public var description: String {
+    package var description: String {
         switch kind {
         case .notEncrypted:
             "the file is not encrypted although the application's data is"

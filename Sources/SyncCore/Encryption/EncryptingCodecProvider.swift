@@ -10,7 +10,7 @@ import RemoteProtocol
 ///     keyStore: DataKeyFileStore(directory: applicationSupport.appendingPathComponent("Keys")),
 ///     decisions: EncryptionDecisions(newApplicationPassword: { _ in password },
 ///                                    existingApplicationPassword: { _, _ in password }))
-/// let application = ApplicationSyncManager(store: store, applicationID: id, device: device, codecProvider: provider)
+/// let application = ApplicationSyncManager(store: store, applicationID: id, device: device, encryption: provider)
 /// ```
 ///
 /// - **New remote data**: ``EncryptionDecisions/newApplicationPassword`` decides. With a password, a
@@ -46,7 +46,7 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
         self.keyDerivation = keyDerivation
     }
 
-    public func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
+    package func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
         -> (codec: any RemoteFileCodec, encrypted: Bool)
     {
         let applicationID = try SyncIdentifier(layout.root.name)
@@ -75,7 +75,7 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
     /// The winner deletes the key files older than its own (left by interrupted creations); a
     /// client that lost the race to create the application deletes its own key file, so the
     /// winner's stays the current one.
-    public func settleNewApplication(
+    package func settleNewApplication(
         _ codec: any RemoteFileCodec, won: Bool, layout: ApplicationLayout, store: any RemoteStore
     ) async throws {
         guard let ownKey = (codec as? EncryptingCodec)?.dataKey.id else { return }
@@ -88,7 +88,7 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
         }
     }
 
-    public func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
+    package func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
         -> any RemoteFileCodec
     {
         let applicationID = try SyncIdentifier(layout.root.name)

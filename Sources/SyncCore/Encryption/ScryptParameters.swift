@@ -27,11 +27,11 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
     public static let weakForTestingOnly = ScryptParameters(checkedLog2N: 10, r: 8, p: 1)
 
     /// The range of ``log2N`` accepted from a key file.
-    public static let acceptedLog2N = 10...22
+    package static let acceptedLog2N = 10...22
     /// The range of ``r`` accepted from a key file.
-    public static let acceptedR = 1...32
+    package static let acceptedR = 1...32
     /// The range of ``p`` accepted from a key file.
-    public static let acceptedP = 1...16
+    package static let acceptedP = 1...16
 
     /// Parameters within the accepted ranges; `nil` otherwise.
     public init?(log2N: Int, r: Int, p: Int) {
@@ -67,7 +67,7 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
     /// Derives a 256-bit key from `password` and `salt`, on a thread outside Swift's cooperative
     /// pool (a derivation keeps one core busy for up to a second).
     /// - Throws: an error of swift-crypto if the derivation fails (for example out of memory).
-    public func deriveKey(from password: EncryptionPassword, salt: [UInt8]) async throws -> SymmetricKey {
+    package func deriveKey(from password: EncryptionPassword, salt: [UInt8]) async throws -> SymmetricKey {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(with: Result { try self.deriveKeyNow(from: password, salt: salt) })

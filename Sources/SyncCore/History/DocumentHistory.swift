@@ -64,7 +64,7 @@ public struct DocumentHistory: Sendable, Equatable, Codable {
     }
 
     /// Creates an empty history.
-    public init() {}
+    package init() {}
 }
 
 /// One change set of a document's history.

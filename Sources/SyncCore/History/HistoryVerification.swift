@@ -102,7 +102,7 @@ public struct VerificationReport: Sendable, Equatable, Codable {
         public var repaired: Bool
 
         /// Describes a problem.
-        public init(
+        package init(
             kind: Kind, severity: Severity = .problem, path: String, client: String? = nil, detail: String, isRepairable: Bool = false,
             repaired: Bool = false
         ) {
@@ -130,7 +130,7 @@ public struct VerificationReport: Sendable, Equatable, Codable {
     public var isClean: Bool { !problems.contains { $0.severity == .problem } }
 
     /// Creates a report.
-    public init(problems: [Problem] = [], changeSetsChecked: Int = 0, wholeStoresChecked: Int = 0, restorableRange: RestorableRange) {
+    package init(problems: [Problem] = [], changeSetsChecked: Int = 0, wholeStoresChecked: Int = 0, restorableRange: RestorableRange) {
         self.problems = problems
         self.changeSetsChecked = changeSetsChecked
         self.wholeStoresChecked = wholeStoresChecked
@@ -151,7 +151,7 @@ public struct RestorableRange: Sendable, Equatable, Codable {
     public var latest: Date?
 
     /// Describes a range.
-    public init(isRestorable: Bool, earliest: Date?, latest: Date?) {
+    package init(isRestorable: Bool, earliest: Date?, latest: Date?) {
         self.isRestorable = isRestorable
         self.earliest = earliest
         self.latest = latest

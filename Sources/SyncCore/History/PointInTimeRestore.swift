@@ -224,7 +224,7 @@ struct PointInTimeRestore: Sendable {
                     throw GoneMeanwhile(failure: failure)
                 }
                 throw failure
-            } catch let error as LocalStoreError where error.newerSchema != nil || error.reason.isUpgradeRequired {
+            } catch let error as LocalStoreError where error.newerSchema != nil || error.code == .upgradeRequired {
                 throw SyncError(
                     .upgradeRequired,
                     "change set \(set.name.fileName) of \(set.client) needs a newer schema than the restore has (\(error)); "

@@ -208,7 +208,7 @@ struct ChangeSetApplier {
             change.columns = try change.columns.filter { column in
                 if table.columns.contains(column.name) { return true }
                 guard droppedColumns[table.name]?.contains(column.name) == true else {
-                    throw LocalStoreError(.unknownColumn(column.name), table: table.name)
+                    throw LocalStoreError(.unknownColumn, table: table.name, column: column.name)
                 }
                 let warning = ApplyReport.Warning.droppedColumnIgnored(table: table.name, column: column.name)
                 if !report.warnings.contains(warning) { report.warnings.append(warning) }

@@ -31,7 +31,7 @@ extension LocalStore {
     /// - Throws: ``ChangeSetFormatError``, ``LocalStoreError`` (unregistered table, unknown column),
     ///   the resolver's error, or a GRDB `DatabaseError`.
     @discardableResult
-    public func applyChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
+    package func applyChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
         try apply(at: url, resolver: resolver, then: .commit)
     }
 
@@ -40,7 +40,7 @@ extension LocalStore {
     /// (decided by `resolver`, last writer wins by default), without changing anything.
     ///
     /// Use it to show conflicts to a user before applying with their decisions.
-    public func previewChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
+    package func previewChangeSet(at url: URL, resolver: ConflictResolver = .lastWriterWins) throws -> ApplyReport {
         try apply(at: url, resolver: resolver, then: .rollback)
     }
 
@@ -71,7 +71,7 @@ extension LocalStore {
 
     /// The conflicts between a change set and the unpushed local edits (same column of the same row,
     /// different values), without applying anything.
-    public func conflicts(inChangeSetAt url: URL) throws -> [Conflict] {
+    package func conflicts(inChangeSetAt url: URL) throws -> [Conflict] {
         try previewChangeSet(at: url).conflicts.map(\.conflict)
     }
 

@@ -17,7 +17,7 @@ extension LocalStore {
     /// - Parameter body: called for each change; throwing stops the reading.
     /// - Returns: the number of changes read.
     @discardableResult
-    public func readPendingChanges(_ body: (RowChange) throws -> Void) throws -> Int {
+    package func readPendingChanges(_ body: (RowChange) throws -> Void) throws -> Int {
         guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return 0 }
         return try writer.read { db in try Self.readPendingChanges(in: db, upTo: lastSequence, body) }
     }
@@ -73,7 +73,7 @@ extension LocalStore {
     ///   - setID: the set's unique identifier (e.g. a time-prefixed UUID; also the remote file name).
     /// - Returns: the written set, or `nil` (and no file) when nothing is pending.
     /// - Throws: ``ChangeSetFormatError`` or a file or database error; no partial file is left.
-    public func writePendingChangeSet(to url: URL, setID: String) throws -> PendingChangeSet? {
+    package func writePendingChangeSet(to url: URL, setID: String) throws -> PendingChangeSet? {
         guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return nil }
         do {
             return try writer.read { db in
@@ -93,7 +93,7 @@ extension LocalStore {
     /// last-writer-wins against late remote changes, and records the set id as applied
     /// (so a whole-store copy of this database is known to contain it). Changes made after the set
     /// was written stay pending. Calling it twice for the same set is harmless.
-    public func markPushed(_ pushed: PendingChangeSet) throws {
+    package func markPushed(_ pushed: PendingChangeSet) throws {
         try writer.write { db in
             try db.execute(
                 sql: """

@@ -10,7 +10,7 @@ extension LocalStore {
     /// a `DatabasePool` (a `DatabaseQueue` serializes it with its writes).
     /// - Parameter url: the destination; it must not exist yet.
     /// - Throws: a GRDB `DatabaseError` (e.g. when the destination exists) or a file error.
-    public func snapshot(to url: URL) throws {
+    package func snapshot(to url: URL) throws {
         guard !FileManager.default.fileExists(atPath: url.path) else {
             throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: url.path])
         }
@@ -35,7 +35,7 @@ extension LocalStore {
     ///   - databaseID: the identity to adopt, usually the local client's existing ``databaseID``; a fresh
     ///     UUID when `nil`.
     /// - Throws: a GRDB `DatabaseError` if the file is not a RollingSync database.
-    public static func adoptSnapshot(at url: URL, databaseID: String? = nil) throws {
+    package static func adoptSnapshot(at url: URL, databaseID: String? = nil) throws {
         let snapshot = try DatabaseQueue(path: url.path)
         try snapshot.write { db in
             try ChangeLogClock.stamp(in: db)

@@ -7,7 +7,7 @@ extension LocalStore {
     /// first) and the number of unpushed changes in its change log.
     /// The file is opened read-only and never changed.
     /// - Throws: ``WholeStoreFileError`` or a GRDB `DatabaseError` saying why the file is refused.
-    public static func inspectSnapshot(at url: URL) throws -> (appliedSetIDs: [String], pendingChanges: Int) {
+    package static func inspectSnapshot(at url: URL) throws -> (appliedSetIDs: [String], pendingChanges: Int) {
         var configuration = Configuration()
         configuration.readonly = true
         let snapshot = try DatabaseQueue(path: url.path, configuration: configuration)
@@ -52,7 +52,7 @@ extension LocalStore {
     /// changes.
     /// - Throws: ``LocalStoreError`` (upgrade required), ``WholeStoreFileError`` if the snapshot is
     ///   not usable, the resolver's error, or a GRDB error; nothing is changed then.
-    public func installWholeStore(
+    package func installWholeStore(
         at url: URL,
         resolver: ConflictResolver = .lastWriterWins,
         inSameTransaction: (Database) throws -> Void = { _ in }
@@ -96,7 +96,7 @@ extension LocalStore {
         for name in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_snapshot.rollingsync_tables ORDER BY name")
         where !unsynced.contains(name.lowercased()) {
             guard let table = local[name.lowercased()] else {
-                throw LocalStoreError(.upgradeRequired(column: nil), table: name)
+                throw LocalStoreError(.upgradeRequired, table: name)
             }
             let dropped = Set(try String.fetchAll(
                 db, sql: "SELECT column_name FROM rollingsync_dropped_columns WHERE table_id = ?", arguments: [table.id]
@@ -105,7 +105,7 @@ extension LocalStore {
                 db, sql: "SELECT name FROM pragma_table_xinfo(?, 'rollingsync_snapshot') WHERE hidden = 0", arguments: [table.name]
             )
             if let newer = storeColumns.first(where: { $0 != table.keyColumn && !table.columns.contains($0) && !dropped.contains($0) }) {
-                throw LocalStoreError(.upgradeRequired(column: newer), table: table.name)
+                throw LocalStoreError(.upgradeRequired, table: table.name, column: newer)
             }
         }
     }

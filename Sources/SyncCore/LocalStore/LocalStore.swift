@@ -25,7 +25,7 @@ import GRDB
 /// All methods are synchronous and use the writer's own serialization; call them off the main thread.
 public final class LocalStore: Sendable {
     /// The database connection (queue or pool) shared with the application.
-    public let writer: any DatabaseWriter
+    package let writer: any DatabaseWriter
 
     /// This database's database id (a UUID string created with RollingSync's tables); every local
     /// change carries it.
@@ -127,7 +127,7 @@ public final class LocalStore: Sendable {
     static let changeLogRegion = Table("\(LocalStoreSchema.prefix)changes")
 
     /// The hybrid logical clock of the latest local change or applied remote change.
-    public func currentClock() throws -> HLCTimestamp {
+    package func currentClock() throws -> HLCTimestamp {
         try writer.write { db in
             try ChangeLogClock.stamp(in: db)
             return HLCTimestamp(rawValue: UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0))
@@ -137,14 +137,14 @@ public final class LocalStore: Sendable {
     // MARK: Applied sets
 
     /// Whether a change set with this identifier was already applied here (or pushed from here).
-    public func isApplied(setID: String) throws -> Bool {
+    package func isApplied(setID: String) throws -> Bool {
         try writer.read { db in
             try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_applied_sets WHERE set_id = ?)", arguments: [setID]) ?? false
         }
     }
 
     /// The identifiers of every change set applied here or pushed from here, oldest first.
-    public func appliedSetIDs() throws -> [String] {
+    package func appliedSetIDs() throws -> [String] {
         try writer.read { db in
             try String.fetchAll(db, sql: "SELECT set_id FROM rollingsync_applied_sets ORDER BY maximum_clock, set_id")
         }

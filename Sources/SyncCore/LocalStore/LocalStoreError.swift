@@ -1,62 +1,83 @@
-/// Errors raised by ``LocalStore``. Every error leaves the database as it was before the call.
+/// The error ``LocalStore`` throws (besides SQLite's own `DatabaseError`). Every error leaves the
+/// database as it was before the call.
+///
+/// Built like ``SyncError`` and `RemoteStoreError`: an opaque ``code`` says what went wrong, the
+/// ``table`` (and ``column``) it concerns, and ``description`` explains it in a sentence that
+/// never contains row values. Match on codes with `~=`:
+/// ```swift
+/// do { try localStore.changeSchema { db in … } }
+/// catch LocalStoreError.Code.keyChanged { … }
+/// ```
 public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The kind of failure.
-    public enum Reason: Sendable, Equatable {
+    /// What went wrong: an opaque, extensible set (a `switch` needs a `default:`).
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
         /// The table does not exist in the database.
-        case noSuchTable
-        /// The table cannot be synchronized; the associated text says why and how to fix it.
-        case unsupportedTable(String)
+        public static let noSuchTable = Code("noSuchTable")
+        /// The table cannot be synchronized; ``LocalStoreError/detail`` says why and how to fix it.
+        public static let unsupportedTable = Code("unsupportedTable")
         /// A change set refers to a table this database has not registered for sync.
-        case unregisteredTable
-        /// A change set refers to a column the local table does not have (the sending client has a
-        /// newer schema); migrate the local schema, re-register the table and apply again.
-        case unknownColumn(String)
+        public static let unregisteredTable = Code("unregisteredTable")
+        /// A change set refers to a column (``LocalStoreError/column``) the local table does not have
+        /// (the sending client has a newer schema); migrate the local schema and apply again.
+        public static let unknownColumn = Code("unknownColumn")
         /// The table's key column was renamed, dropped or changed type since it was registered; a
-        /// synced table's key must never change (the associated text says what changed).
-        case keyChanged(String)
-        /// Data written with a newer schema: a whole store or change set names this column (or, when
-        /// `nil`, the table itself) and the local schema lacks it; migrate the application first.
-        case upgradeRequired(column: String?)
+        /// synced table's key must never change (``LocalStoreError/detail`` says what changed).
+        public static let keyChanged = Code("keyChanged")
+        /// Data written with a newer schema: a whole store names this column (or, when
+        /// ``LocalStoreError/column`` is `nil`, the table itself) and the local schema lacks it;
+        /// migrate the application first.
+        public static let upgradeRequired = Code("upgradeRequired")
         /// A schema change (``LocalStore/changeSchema(_:)``) left rows of this table referring to
         /// rows that do not exist; it was rolled back.
-        case referencesBroken
+        public static let referencesBroken = Code("referencesBroken")
+
+        public var description: String { name }
+
+        /// Lets `catch LocalStoreError.Code.keyChanged` match an error.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? LocalStoreError)?.code == code
+        }
     }
 
-    /// The kind of failure.
-    public var reason: Reason
+    /// What went wrong.
+    public var code: Code
     /// The table concerned.
     public var table: String
+    /// The column concerned, for ``Code/unknownColumn`` and ``Code/upgradeRequired``.
+    public var column: String?
+    /// Why, in words, for ``Code/unsupportedTable`` and ``Code/keyChanged``.
+    public var detail: String?
 
     /// Creates an error.
-    public init(_ reason: Reason, table: String) {
-        self.reason = reason
+    package init(_ code: Code, table: String, column: String? = nil, detail: String? = nil) {
+        self.code = code
         self.table = table
+        self.column = column
+        self.detail = detail
     }
 
     /// A sentence naming the problem, for logs and error messages (never contains row values).
     public var description: String {
-        switch reason {
+        let column = column ?? "?"
+        let detail = detail ?? "?"
+        switch code {
         case .noSuchTable: return "table \(table) does not exist"
-        case .unsupportedTable(let why): return "table \(table) cannot be synchronized: \(why)"
+        case .unsupportedTable: return "table \(table) cannot be synchronized: \(detail)"
         case .unregisteredTable: return "table \(table) is not registered for synchronization in this database"
-        case .unknownColumn(let column):
-            return "table \(table) has no column \(column); migrate the schema and register the table again"
-        case .keyChanged(let what):
-            return "the key of synced table \(table) changed (\(what)); a synced table's key column cannot be renamed, dropped or retyped"
-        case .upgradeRequired(let column?):
+        case .unknownColumn: return "table \(table) has no column \(column); migrate the schema and register the table again"
+        case .keyChanged:
+            return "the key of synced table \(table) changed (\(detail)); a synced table's key column cannot be renamed, dropped or retyped"
+        case .upgradeRequired where self.column == nil:
+            return "the data was written with a newer schema: table \(table) is not synchronized here; upgrade the application"
+        case .upgradeRequired:
             return "the data was written with a newer schema: table \(table) has no column \(column) here; upgrade the application"
         case .referencesBroken:
             return "the schema change leaves rows of \(table) referring to rows that do not exist (PRAGMA foreign_key_check)"
-        case .upgradeRequired(nil):
-            return "the data was written with a newer schema: table \(table) is not synchronized here; upgrade the application"
+        default: return "table \(table): \(code)"
         }
-    }
-}
-
-extension LocalStoreError.Reason {
-    /// Whether the reason is ``upgradeRequired(column:)``.
-    var isUpgradeRequired: Bool {
-        if case .upgradeRequired = self { true } else { false }
     }
 }
 
@@ -64,8 +85,8 @@ extension LocalStoreError {
     /// The table and column (`nil`: the table itself) that a change set needs and the local
     /// schema lacks, when that is why applying it failed (the apply was rolled back).
     var newerSchema: (table: String, column: String?)? {
-        switch reason {
-        case .unknownColumn(let column): (table, column)
+        switch code {
+        case .unknownColumn: (table, column)
         case .unregisteredTable: (table, nil)
         default: nil
         }

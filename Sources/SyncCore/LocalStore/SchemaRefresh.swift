@@ -62,11 +62,11 @@ enum SchemaRefresh {
         let recordedColumns: String? = registration["columns"]
         let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
         guard keyColumn == recordedKey else {
-            throw LocalStoreError(.keyChanged("registered with key \(recordedKey), now \(keyColumn)"), table: name)
+            throw LocalStoreError(.keyChanged, table: name, detail: "registered with key \(recordedKey), now \(keyColumn)")
         }
         let keyType = try declaredType(of: keyColumn, in: name, db: db)
         if let recordedType: String = registration["key_type"], recordedType != keyType {
-            throw LocalStoreError(.keyChanged("key \(keyColumn) was declared \(recordedType), now \(keyType)"), table: name)
+            throw LocalStoreError(.keyChanged, table: name, detail: "key \(keyColumn) was declared \(recordedType), now \(keyType)")
         }
         let table = SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: id)
         let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)

@@ -21,7 +21,7 @@ public struct SyncedTable: Sendable, Equatable {
     ///   table, RollingSync's own table, no primary key, composite key, INTEGER (rowid) key, numeric
     ///   key, nullable key.
     static func inspect(_ name: String, in db: Database) throws -> (keyColumn: String, columns: [String]) {
-        func refuse(_ why: String) -> LocalStoreError { LocalStoreError(.unsupportedTable(why), table: name) }
+        func refuse(_ why: String) -> LocalStoreError { LocalStoreError(.unsupportedTable, table: name, detail: why) }
         guard !name.lowercased().hasPrefix(LocalStoreSchema.prefix) else {
             throw refuse("names starting with \"\(LocalStoreSchema.prefix)\" are reserved for RollingSync's own tables")
         }

@@ -1,7 +1,7 @@
 /// A downloaded whole-store file that cannot be installed; the local database is untouched.
-public struct WholeStoreFileError: Error, Sendable, CustomStringConvertible {
+package struct WholeStoreFileError: Error, Sendable, CustomStringConvertible {
     /// Why the file was refused.
-    public var reason: String
+    package var reason: String
 
-    public var description: String { "the whole store cannot be used: \(reason)" }
+    package var description: String { "the whole store cannot be used: \(reason)" }
 }

@@ -33,11 +33,13 @@ public actor ApplicationSyncManager {
     /// (tests create older formats to prove they are still read and written).
     private var newApplicationFormatVersion = RemoteFormatFile.currentVersion
 
-    /// Where RollingSync logs what it does (see ``init(store:applicationID:device:codecProvider:logger:)``).
+    /// Where RollingSync logs what it does (see ``init(store:applicationID:device:encryption:logger:)``).
     nonisolated let logger: Logger
 
-    /// Creates a manager for `applicationID` on `store`, registering the client `device`; files
-    /// are encoded with the codec `codecProvider` chooses (plaintext by default).
+    /// Creates a manager for `applicationID` on `store`, registering the client `device`; with
+    /// `encryption`, the application's remote data may be encrypted (see
+    /// ``EncryptingCodecProvider``), otherwise files are stored as they are and encrypted remote
+    /// data is refused with ``SyncError/Code/unsupportedFormat``.
     ///
     /// `logger` receives, from this manager and its document managers: at `debug`, each phase of
     /// a sync or whole-store transfer, each remote request (primitive, path, bytes, duration,
@@ -49,7 +51,18 @@ public actor ApplicationSyncManager {
         store: any RemoteStore,
         applicationID: SyncIdentifier,
         device: DeviceInfo,
-        codecProvider: any RemoteCodecProvider = PlaintextCodecProvider(),
+        encryption: EncryptingCodecProvider? = nil,
+        logger: Logger = Logger(label: "rollingsync", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(store: store, applicationID: applicationID, device: device, codecProvider: encryption ?? PlaintextCodecProvider(), logger: logger)
+    }
+
+    /// Creates a manager whose files pass through the codec `codecProvider` chooses.
+    package init(
+        store: any RemoteStore,
+        applicationID: SyncIdentifier,
+        device: DeviceInfo,
+        codecProvider: any RemoteCodecProvider,
         logger: Logger = Logger(label: "rollingsync", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         self.logger = logger

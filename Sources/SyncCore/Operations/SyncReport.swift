@@ -45,7 +45,7 @@ public struct SyncReport: Sendable {
     /// other clients, which find the document reset, re-base on it.
     public var wholeStoreUploaded: WholeStoreUpload?
 
-    public init() {}
+    package init() {}
 
     /// Records a whole store this sync installed, with the conflicts and rule effects of merging
     /// the unpushed local changes into it.

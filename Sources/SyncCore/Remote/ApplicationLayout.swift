@@ -8,57 +8,57 @@ import RemoteProtocol
 ///           Information/DeletedDocuments/<doc>.json  Information/DeletedClients/<client>.json
 ///           Documents/<doc>/…   (see DocumentLayout)
 /// ```
-public struct ApplicationLayout: Hashable, Sendable {
+package struct ApplicationLayout: Hashable, Sendable {
     /// The application's directory, `<appID>`.
-    public let root: RemotePath
+    package let root: RemotePath
 
     /// The layout of `applicationID`'s data, placed at the store's root.
-    public init(applicationID: SyncIdentifier) {
+    package init(applicationID: SyncIdentifier) {
         root = applicationID.pathComponent
     }
 
     /// `format.json`: the format version, readable without any key.
-    public var formatFile: RemotePath { root / "format.json" }
+    package var formatFile: RemotePath { root / "format.json" }
     /// `ReadMe.txt`: a note for people who find the folder.
-    public var readMe: RemotePath { root / "ReadMe.txt" }
+    package var readMe: RemotePath { root / "ReadMe.txt" }
     /// `ClientDevices/`: one directory per registered client.
-    public var clientDevices: RemotePath { root / "ClientDevices" }
+    package var clientDevices: RemotePath { root / "ClientDevices" }
     /// `Encryption/`: the wrapped data key and its derivation parameters, when encrypted.
-    public var encryption: RemotePath { root / "Encryption" }
+    package var encryption: RemotePath { root / "Encryption" }
     /// `Information/DeletedDocuments/`: tombstones of deleted documents.
-    public var deletedDocuments: RemotePath { root / "Information/DeletedDocuments" }
+    package var deletedDocuments: RemotePath { root / "Information/DeletedDocuments" }
     /// `Information/DeletedClients/`: tombstones of clients removed from the whole application.
-    public var deletedClients: RemotePath { root / "Information/DeletedClients" }
+    package var deletedClients: RemotePath { root / "Information/DeletedClients" }
     /// `Documents/`: one directory per document.
-    public var documents: RemotePath { root / "Documents" }
+    package var documents: RemotePath { root / "Documents" }
 
     /// The directories created at first registration.
-    public var skeleton: [RemotePath] {
+    package var skeleton: [RemotePath] {
         [clientDevices, encryption, deletedDocuments, deletedClients, documents]
     }
 
     /// `ClientDevices/<client>/`.
-    public func clientDirectory(_ client: SyncIdentifier) -> RemotePath {
+    package func clientDirectory(_ client: SyncIdentifier) -> RemotePath {
         clientDevices.appending(client.pathComponent)
     }
 
     /// `ClientDevices/<client>/deviceInfo.json`.
-    public func deviceInfo(_ client: SyncIdentifier) -> RemotePath {
+    package func deviceInfo(_ client: SyncIdentifier) -> RemotePath {
         clientDirectory(client) / "deviceInfo.json"
     }
 
     /// `Information/DeletedDocuments/<doc>.json`.
-    public func deletedDocumentTombstone(_ document: SyncIdentifier) -> RemotePath {
+    package func deletedDocumentTombstone(_ document: SyncIdentifier) -> RemotePath {
         deletedDocuments / "\(document.rawValue).json"
     }
 
     /// `Information/DeletedClients/<client>.json`.
-    public func deletedClientTombstone(_ client: SyncIdentifier) -> RemotePath {
+    package func deletedClientTombstone(_ client: SyncIdentifier) -> RemotePath {
         deletedClients / "\(client.rawValue).json"
     }
 
     /// The layout of one document.
-    public func document(_ document: SyncIdentifier) -> DocumentLayout {
+    package func document(_ document: SyncIdentifier) -> DocumentLayout {
         DocumentLayout(root: documents.appending(document.pathComponent))
     }
 }

@@ -8,9 +8,9 @@ public struct ApplicationRegistration: Sendable {
     /// This client's identifier.
     public let clientID: SyncIdentifier
     /// Where the application's files live.
-    public let layout: ApplicationLayout
+    package let layout: ApplicationLayout
     /// The remote format found (or written).
-    public let format: RemoteFormatFile
+    package let format: RemoteFormatFile
     /// True if this registration created the application's remote data.
     public let createdApplication: Bool
     /// True if this registration added this client to the application.

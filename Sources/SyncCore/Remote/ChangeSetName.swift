@@ -6,25 +6,25 @@ import Foundation
 /// `<id>` a unique identifier, so a single listing orders every client's sets without a download
 /// and never depends on server modification times. Names that do not follow the pattern (files
 /// left by people or other tools) are ignored by ``init(fileName:)`` returning `nil`.
-public struct ChangeSetName: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct ChangeSetName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The file-name extension of change sets.
-    public static let fileExtension = "syncchg"
+    package static let fileExtension = "syncchg"
 
     /// The newest change's clock in the set.
-    public let clock: HLCTimestamp
+    package let clock: HLCTimestamp
     /// The set's unique identifier (letters, digits and `-`).
-    public let id: String
+    package let id: String
 
     /// Names a set.
     /// - Precondition: `id` is 1 to 64 characters from `A–Z a–z 0–9 -`.
-    public init(clock: HLCTimestamp, id: String) {
+    package init(clock: HLCTimestamp, id: String) {
         precondition(Self.isValidID(id), "a change-set id is 1 to 64 characters from A-Z a-z 0-9 and '-'")
         self.clock = clock
         self.id = id
     }
 
     /// Parses a listed file name; `nil` for anything that is not a change-set name.
-    public init?(fileName: String) {
+    package init?(fileName: String) {
         let suffix = ".\(Self.fileExtension)"
         guard fileName.hasSuffix(suffix) else { return nil }
         let stem = fileName.dropLast(suffix.count)
@@ -38,15 +38,15 @@ public struct ChangeSetName: Hashable, Sendable, Comparable, CustomStringConvert
     }
 
     /// `<16 hex digits>-<id>.syncchg`.
-    public var fileName: String {
+    package var fileName: String {
         let hex = String(clock.rawValue, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex + "-" + id + "." + Self.fileExtension
     }
 
-    public var description: String { fileName }
+    package var description: String { fileName }
 
     /// Orders by clock, then id: the order sets are applied in.
-    public static func < (lhs: ChangeSetName, rhs: ChangeSetName) -> Bool {
+    package static func < (lhs: ChangeSetName, rhs: ChangeSetName) -> Bool {
         (lhs.clock, lhs.id) < (rhs.clock, rhs.id)
     }
 

@@ -14,93 +14,93 @@ import Synchronization
 /// (copies happen on the server and move no bytes through the client as far as this store can
 /// tell). Each call is also logged at `debug` to `logger`: the primitive, the remote path, the
 /// requests, bytes, duration and outcome.
-public final class CountingRemoteStore: RemoteStore {
+package final class CountingRemoteStore: RemoteStore {
     /// What was counted so far.
-    public struct Counts: Sendable, Hashable {
+    package struct Counts: Sendable, Hashable {
         /// Protocol requests made, failed ones included (one per call for a backend that does not
         /// report them).
-        public var requests = 0
+        package var requests = 0
         /// Calls of the store's primitives, failed ones included.
-        public var storeCalls = 0
+        package var storeCalls = 0
         /// Bytes of the local files uploaded successfully.
-        public var bytesUploaded: Int64 = 0
+        package var bytesUploaded: Int64 = 0
         /// Bytes of the files downloaded successfully.
-        public var bytesDownloaded: Int64 = 0
+        package var bytesDownloaded: Int64 = 0
 
         /// No requests, no bytes.
-        public init() {}
+        package init() {}
     }
 
     /// The store the calls go to.
-    public let base: any RemoteStore
+    package let base: any RemoteStore
     private let state = Mutex(Counts())
 
     private let logger: Logger
 
     /// Counts (and logs to `logger`, by default nowhere) the calls made to `base` through this store.
-    public init(_ base: any RemoteStore, logger: Logger = Logger(label: "rollingsync", factory: { _ in SwiftLogNoOpLogHandler() })) {
+    package init(_ base: any RemoteStore, logger: Logger = Logger(label: "rollingsync", factory: { _ in SwiftLogNoOpLogHandler() })) {
         self.base = base
         self.logger = logger
     }
 
     /// The counts so far.
-    public var counts: Counts { state.withLock { $0 } }
+    package var counts: Counts { state.withLock { $0 } }
 
-    public var capabilities: RemoteCapabilities { base.capabilities }
+    package var capabilities: RemoteCapabilities { base.capabilities }
 
-    public func exists(_ path: RemotePath) async throws -> RemoteItem? {
+    package func exists(_ path: RemotePath) async throws -> RemoteItem? {
         try await request("exists", path) { try await base.exists(path) }
     }
 
-    public func createDirectory(at path: RemotePath) async throws {
+    package func createDirectory(at path: RemotePath) async throws {
         try await request("createDirectory", path) { try await base.createDirectory(at: path) }
     }
 
-    public func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
+    package func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
         let size = Self.size(of: localFile)
         try await request("upload", path, bytes: size) { try await base.upload(contentsOf: localFile, to: path) }
         state.withLock { $0.bytesUploaded += size }
     }
 
-    public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
+    package func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
         let size = Self.size(of: localFile)
         try await request("upload", path, bytes: size) { try await base.createExclusively(contentsOf: localFile, at: path) }
         state.withLock { $0.bytesUploaded += size }
     }
 
-    public func download(_ path: RemotePath, to localFile: URL) async throws {
+    package func download(_ path: RemotePath, to localFile: URL) async throws {
         try await request("download", path, bytes: nil) { try await base.download(path, to: localFile) }
         let size = Self.size(of: localFile)
         state.withLock { $0.bytesDownloaded += size }
     }
 
-    public func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
+    package func downloadImmutableFile(_ path: RemotePath, to localFile: URL) async throws {
         try await request("download", path, bytes: nil) { try await base.downloadImmutableFile(path, to: localFile) }
         let size = Self.size(of: localFile)
         state.withLock { $0.bytesDownloaded += size }
     }
 
-    public func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] {
+    package func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] {
         try await request("list temporary files", directory, bytes: nil) { try await base.temporaryFiles(in: directory) }
     }
 
-    public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
+    package func deleteTemporaryFile(_ file: TemporaryFile) async throws {
         try await request("delete temporary file", file.directory, bytes: nil) { try await base.deleteTemporaryFile(file) }
     }
 
-    public func copy(_ source: RemotePath, to destination: RemotePath) async throws {
+    package func copy(_ source: RemotePath, to destination: RemotePath) async throws {
         try await request("copy", source) { try await base.copy(source, to: destination) }
     }
 
-    public func list(_ directory: RemotePath) async throws -> [RemoteItem] {
+    package func list(_ directory: RemotePath) async throws -> [RemoteItem] {
         try await request("list", directory) { try await base.list(directory) }
     }
 
-    public func delete(_ path: RemotePath) async throws {
+    package func delete(_ path: RemotePath) async throws {
         try await request("delete", path) { try await base.delete(path) }
     }
 
-    public func close() async {
+    package func close() async {
         await base.close()
     }
 

@@ -10,28 +10,28 @@ import RemoteProtocol
 /// ```
 /// Every data file is written once under a unique name and never modified; small facts (a clock,
 /// a time, a key) live in names so a single listing answers questions without downloads.
-public struct DocumentLayout: Hashable, Sendable {
+package struct DocumentLayout: Hashable, Sendable {
     /// The document's directory, `<appID>/Documents/<doc>`.
-    public let root: RemotePath
+    package let root: RemotePath
 
     /// The layout of the document directory `root`.
-    public init(root: RemotePath) {
+    package init(root: RemotePath) {
         self.root = root
     }
 
     /// `documentInfo.json`: identifier, description, user info and creator.
-    public var documentInfo: RemotePath { root / "documentInfo.json" }
+    package var documentInfo: RemotePath { root / "documentInfo.json" }
     /// `IntegrityKey/` (format 1): holds one empty file whose name is the document's integrity key.
-    public var integrityKeys: RemotePath { root / "IntegrityKey" }
+    package var integrityKeys: RemotePath { root / "IntegrityKey" }
     /// `SyncChanges/`: one directory of change sets per client.
-    public var syncChanges: RemotePath { root / "SyncChanges" }
+    package var syncChanges: RemotePath { root / "SyncChanges" }
     /// `RecentSyncs/`: one marker per client named after the client and its last sync
     /// (see ``RecentSyncName``), so one listing tells when every client last synced.
-    public var recentSyncs: RemotePath { root / "RecentSyncs" }
+    package var recentSyncs: RemotePath { root / "RecentSyncs" }
     /// `WholeStore/`: whole-store units, one directory per client.
-    public var wholeStores: RemotePath { root / "WholeStore" }
+    package var wholeStores: RemotePath { root / "WholeStore" }
     /// `DeletedClients/`: tombstones of clients removed from this document.
-    public var deletedClients: RemotePath { root / "DeletedClients" }
+    package var deletedClients: RemotePath { root / "DeletedClients" }
 
     /// The directories created with a document of `format`.
     func skeleton(format: RemoteFormatFile) -> [RemotePath] {
@@ -39,27 +39,27 @@ public struct DocumentLayout: Hashable, Sendable {
     }
 
     /// `SyncChanges/<client>/`.
-    public func changeSets(of client: SyncIdentifier) -> RemotePath {
+    package func changeSets(of client: SyncIdentifier) -> RemotePath {
         syncChanges.appending(client.pathComponent)
     }
 
     /// `SyncChanges/<client>/<name>`.
-    public func changeSet(_ name: ChangeSetName, of client: SyncIdentifier) -> RemotePath {
+    package func changeSet(_ name: ChangeSetName, of client: SyncIdentifier) -> RemotePath {
         changeSets(of: client) / name.fileName
     }
 
     /// `RecentSyncs/<client>@<time>.recentsync`.
-    public func recentSync(_ name: RecentSyncName) -> RemotePath {
+    package func recentSync(_ name: RecentSyncName) -> RemotePath {
         recentSyncs / name.fileName
     }
 
     /// `WholeStore/<client>/`.
-    public func wholeStores(of client: SyncIdentifier) -> RemotePath {
+    package func wholeStores(of client: SyncIdentifier) -> RemotePath {
         wholeStores.appending(client.pathComponent)
     }
 
     /// `DeletedClients/<client>.json`.
-    public func deletedClientTombstone(_ client: SyncIdentifier) -> RemotePath {
+    package func deletedClientTombstone(_ client: SyncIdentifier) -> RemotePath {
         deletedClients / "\(client.rawValue).json"
     }
 }

@@ -11,17 +11,17 @@ import Foundation
 /// marker: a sync writes its new marker, then deletes the previous one. `@` cannot occur in a
 /// ``SyncIdentifier``, which keeps the name unambiguous. Names that do not follow the pattern are
 /// ignored by ``init(fileName:)``.
-public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
+package struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
     /// The file-name extension of last-sync markers.
-    public static let fileExtension = "recentsync"
+    package static let fileExtension = "recentsync"
 
     /// The client that synced.
-    public let clientID: SyncIdentifier
+    package let clientID: SyncIdentifier
     /// When it synced, in whole milliseconds since 1970-01-01 UTC (kept as an integer so a name
     /// parsed and formatted again is exactly the same name).
-    public let millisecondsSince1970: Int64
+    package let millisecondsSince1970: Int64
     /// What the marker says about the newest change set its client pushed.
-    public let newestSet: NewestSet
+    package let newestSet: NewestSet
 
     /// What a last-sync marker says about its client's change sets.
     ///
@@ -32,7 +32,7 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
     /// nothing to fetch from the client and need not list its directory. A named set may not exist
     /// (yet, or ever, if its upload failed); the reader then lists the directory and finds nothing
     /// new, which costs a listing and misses nothing.
-    public enum NewestSet: Hashable, Sendable {
+    package enum NewestSet: Hashable, Sendable {
         /// A format-1 name, which says nothing: a reader lists the client's change sets.
         case unannounced
         /// The client has pushed no change set to this document.
@@ -42,18 +42,18 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// When it synced, to the millisecond.
-    public var date: Date { Date(timeIntervalSince1970: TimeInterval(millisecondsSince1970) / 1000) }
+    package var date: Date { Date(timeIntervalSince1970: TimeInterval(millisecondsSince1970) / 1000) }
 
     /// Names the marker of `clientID` syncing at `date` (rounded down to the millisecond), saying
     /// `newestSet` about its change sets (``NewestSet/unannounced`` writes a format-1 name).
-    public init(clientID: SyncIdentifier, date: Date, newestSet: NewestSet = .unannounced) {
+    package init(clientID: SyncIdentifier, date: Date, newestSet: NewestSet = .unannounced) {
         self.clientID = clientID
         millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         self.newestSet = newestSet
     }
 
     /// Parses a listed file name; `nil` for anything that is not a last-sync marker.
-    public init?(fileName: String) {
+    package init?(fileName: String) {
         let suffix = ".\(Self.fileExtension)"
         guard fileName.hasSuffix(suffix) else { return nil }
         let parts = fileName.dropLast(suffix.count).split(separator: "@", omittingEmptySubsequences: false)
@@ -75,7 +75,7 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `<client>@<yyyyMMddTHHmmss.SSSZ>[@<clock>-<id> | @none].recentsync`.
-    public var fileName: String {
+    package var fileName: String {
         let stem = "\(clientID.rawValue)@\(Self.format(millisecondsSince1970))"
         switch newestSet {
         case .unannounced: return "\(stem).\(Self.fileExtension)"
@@ -87,7 +87,7 @@ public struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {
     /// The third part of a format-2 name whose client has pushed nothing.
     private static let noSet = "none"
 
-    public var description: String { fileName }
+    package var description: String { fileName }
 
     private static func format(_ milliseconds: Int64) -> String {
         let parts = Calendar.utc.dateComponents(

@@ -5,17 +5,17 @@ import Foundation
 /// The name alone answers "when did this client last sync" (see ``RecentSyncName``). The content
 /// adds, for each other client, the newest of its change sets this client had applied, which is
 /// what a vacuum needs to know which sets every client has seen.
-public struct RecentSyncRecord: Codable, Sendable, Equatable {
+package struct RecentSyncRecord: Codable, Sendable, Equatable {
     /// The client that synced.
-    public var clientID: SyncIdentifier
+    package var clientID: SyncIdentifier
     /// When it synced.
-    public var syncedAt: Date
+    package var syncedAt: Date
     /// For each other client, the file name of the newest of its change sets applied here
     /// (sets of one client are applied in name order, so every older one is applied too).
-    public var appliedThrough: [String: String]
+    package var appliedThrough: [String: String]
 
     /// Describes a sync.
-    public init(clientID: SyncIdentifier, syncedAt: Date, appliedThrough: [String: String]) {
+    package init(clientID: SyncIdentifier, syncedAt: Date, appliedThrough: [String: String]) {
         self.clientID = clientID
         self.syncedAt = syncedAt
         self.appliedThrough = appliedThrough

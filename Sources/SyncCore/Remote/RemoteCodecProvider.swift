@@ -7,7 +7,7 @@ import RemoteProtocol
 /// is encrypted (and may write what it needs under ``ApplicationLayout/encryption``, such as a
 /// wrapped key); when the data exists, ``codec(forExisting:layout:store:)`` opens it (for example
 /// after checking a password) or throws a ``SyncError`` that says why it cannot.
-public protocol RemoteCodecProvider: Sendable {
+package protocol RemoteCodecProvider: Sendable {
     /// The codec for remote data this client is creating, and whether that codec encrypts (which
     /// is recorded in `format.json`).
     func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
@@ -26,24 +26,24 @@ public protocol RemoteCodecProvider: Sendable {
 }
 
 extension RemoteCodecProvider {
-    public func settleNewApplication(
+    package func settleNewApplication(
         _ codec: any RemoteFileCodec, won: Bool, layout: ApplicationLayout, store: any RemoteStore
     ) async throws {}
 }
 
 /// The provider of unencrypted applications: files are stored as they are, and encrypted remote
 /// data is refused with ``SyncError/Code/unsupportedFormat``.
-public struct PlaintextCodecProvider: RemoteCodecProvider {
+package struct PlaintextCodecProvider: RemoteCodecProvider {
     /// Creates the provider.
-    public init() {}
+    package init() {}
 
-    public func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
+    package func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
         -> (codec: any RemoteFileCodec, encrypted: Bool)
     {
         (PlaintextCodec(), false)
     }
 
-    public func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
+    package func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
         -> any RemoteFileCodec
     {
         guard !format.encrypted else {

@@ -8,7 +8,7 @@ import RemoteProtocol
 /// to its place (an encrypting codec uses the path as associated data, so a file moved or swapped
 /// on the server fails to decode). Decoding must verify before it produces anything: a tampered or
 /// truncated file throws, and the caller applies nothing from it.
-public protocol RemoteFileCodec: Sendable {
+package protocol RemoteFileCodec: Sendable {
     /// True if encoding leaves files unchanged, so callers can upload and download directly.
     var isIdentity: Bool { get }
 
@@ -21,17 +21,17 @@ public protocol RemoteFileCodec: Sendable {
 }
 
 /// The codec of unencrypted applications: files are stored as they are.
-public struct PlaintextCodec: RemoteFileCodec {
+package struct PlaintextCodec: RemoteFileCodec {
     /// Creates the codec.
-    public init() {}
+    package init() {}
 
-    public var isIdentity: Bool { true }
+    package var isIdentity: Bool { true }
 
-    public func encode(_ plaintext: URL, into encoded: URL, for path: RemotePath) throws {
+    package func encode(_ plaintext: URL, into encoded: URL, for path: RemotePath) throws {
         try FileManager.default.copyItem(at: plaintext, to: encoded)
     }
 
-    public func decode(_ encoded: URL, into plaintext: URL, for path: RemotePath) throws {
+    package func decode(_ encoded: URL, into plaintext: URL, for path: RemotePath) throws {
         try FileManager.default.copyItem(at: encoded, to: plaintext)
     }
 }

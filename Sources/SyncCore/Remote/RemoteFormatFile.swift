@@ -4,26 +4,26 @@ import Foundation
 ///
 /// It stays readable without any key (it is written as plain JSON, never through the codec), so
 /// a client can refuse a newer format, or learn that the data is encrypted, before anything else.
-public struct RemoteFormatFile: Codable, Sendable, Equatable {
+package struct RemoteFormatFile: Codable, Sendable, Equatable {
     /// The format version this build writes for new applications; it reads this and every older
     /// version (see Docs/RemoteFormat.md for what each adds).
-    public static let currentVersion = 2
+    package static let currentVersion = 2
     /// The value of ``format`` in RollingSync's format files.
-    public static let formatName = "RollingSync"
+    package static let formatName = "RollingSync"
 
     /// Always `"RollingSync"`.
-    public var format: String
+    package var format: String
     /// The format version; a client refuses a version above ``currentVersion``.
-    public var version: Int
+    package var version: Int
     /// True if every other file is encrypted (see Docs/RemoteFormat.md).
-    public var encrypted: Bool
+    package var encrypted: Bool
     /// The client that created the application's remote data.
-    public var createdBy: SyncIdentifier
+    package var createdBy: SyncIdentifier
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// A format file for new remote data, of the current version unless `version` says otherwise.
-    public init(encrypted: Bool, createdBy: SyncIdentifier, createdAt: Date, version: Int = Self.currentVersion) {
+    package init(encrypted: Bool, createdBy: SyncIdentifier, createdAt: Date, version: Int = Self.currentVersion) {
         format = Self.formatName
         self.version = version
         self.encrypted = encrypted

@@ -4,20 +4,20 @@
 /// set it removes; every older set of that client is gone too. Another client that has not applied
 /// the named set has missed history for good and must re-bootstrap from a whole store (keeping its
 /// unpushed changes). Sync listings see the marker for free: it sits beside the change sets.
-public struct VacuumMarkerName: Hashable, Sendable, CustomStringConvertible {
+package struct VacuumMarkerName: Hashable, Sendable, CustomStringConvertible {
     /// The extension of vacuum markers.
-    public static let fileExtension = "vacuumed"
+    package static let fileExtension = "vacuumed"
 
     /// The newest change set removed by the vacuum.
-    public let newestRemoved: ChangeSetName
+    package let newestRemoved: ChangeSetName
 
     /// The marker for a vacuum that removed `newestRemoved` and every older set.
-    public init(newestRemoved: ChangeSetName) {
+    package init(newestRemoved: ChangeSetName) {
         self.newestRemoved = newestRemoved
     }
 
     /// Parses a listed file name; `nil` for anything that is not a vacuum marker.
-    public init?(fileName: String) {
+    package init?(fileName: String) {
         let suffix = ".\(Self.fileExtension)"
         guard fileName.hasSuffix(suffix),
             let name = ChangeSetName(fileName: fileName.dropLast(suffix.count) + ".\(ChangeSetName.fileExtension)")
@@ -26,9 +26,9 @@ public struct VacuumMarkerName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `<16 hex digits>-<id>.vacuumed`.
-    public var fileName: String {
+    package var fileName: String {
         String(newestRemoved.fileName.dropLast(ChangeSetName.fileExtension.count)) + Self.fileExtension
     }
 
-    public var description: String { fileName }
+    package var description: String { fileName }
 }

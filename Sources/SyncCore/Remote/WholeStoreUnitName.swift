@@ -9,21 +9,21 @@ import Foundation
 /// are ignored by ``init(directoryName:)`` returning `nil`.
 public struct WholeStoreUnitName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The extension of unit directories.
-    public static let directoryExtension = "wholestore"
+    package static let directoryExtension = "wholestore"
 
     /// The uploader's clock when the snapshot was taken.
-    public let clock: HLCTimestamp
+    package let clock: HLCTimestamp
     /// The unit's unique identifier.
-    public let id: String
+    package let id: String
 
     /// Names a new unit taken at `clock`.
-    public init(clock: HLCTimestamp, id: String = UUID().uuidString) {
+    package init(clock: HLCTimestamp, id: String = UUID().uuidString) {
         self.clock = clock
         self.id = id
     }
 
     /// Parses a listed directory name; `nil` for anything that is not a unit name.
-    public init?(directoryName: String) {
+    package init?(directoryName: String) {
         guard let set = ChangeSetName(fileName: Self.changeSetFileName(directoryName)) else { return nil }
         self.init(clock: set.clock, id: set.id)
     }

@@ -27,7 +27,7 @@ public struct VacuumReport: Sendable, Equatable {
         public var since: Date?
 
         /// Describes a hold.
-        public init(client: SyncIdentifier?, reason: Reason, since: Date?) {
+        package init(client: SyncIdentifier?, reason: Reason, since: Date?) {
             self.client = client
             self.reason = reason
             self.since = since

@@ -24,7 +24,7 @@ public struct HLCTimestamp: RawRepresentable, Hashable, Comparable, Sendable, Cu
     }
 
     /// The zero timestamp, older than every real one.
-    public static let zero = HLCTimestamp(rawValue: 0)
+    package static let zero = HLCTimestamp(rawValue: 0)
 
     /// Milliseconds since 1970-01-01 UTC (possibly ahead of the wall clock after bursts of changes).
     public var physicalMilliseconds: UInt64 { rawValue >> 16 }
@@ -33,7 +33,7 @@ public struct HLCTimestamp: RawRepresentable, Hashable, Comparable, Sendable, Cu
     public var counter: UInt64 { rawValue & 0xFFFF }
 
     /// The value as SQLite stores it (always non-negative: 48 bits of milliseconds last until year 10889).
-    public var databaseInteger: Int64 { Int64(bitPattern: rawValue) }
+    package var databaseInteger: Int64 { Int64(bitPattern: rawValue) }
 
     /// Orders by the packed value: milliseconds first, then the counter.
     public static func < (lhs: HLCTimestamp, rhs: HLCTimestamp) -> Bool {

@@ -68,7 +68,7 @@ public struct SyncProgress: Sendable, Equatable {
     public var bytesTotal: Int64
 
     /// Creates an event.
-    public init(phase: Phase, itemsDone: Int = 0, itemsTotal: Int = 0, bytesDone: Int64 = 0, bytesTotal: Int64 = 0) {
+    package init(phase: Phase, itemsDone: Int = 0, itemsTotal: Int = 0, bytesDone: Int64 = 0, bytesTotal: Int64 = 0) {
         self.phase = phase
         self.itemsDone = itemsDone
         self.itemsTotal = itemsTotal

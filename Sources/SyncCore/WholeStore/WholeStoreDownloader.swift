@@ -162,7 +162,7 @@ struct WholeStoreDownloader: Sendable {
             return try localStore.installWholeStore(at: url, resolver: resolver, inSameTransaction: LocalSyncState.recordWholeStoreInstalled(in:))
         } catch let error as WholeStoreFileError {
             throw SyncError(.corruptRemoteData, "\(error)", underlying: error)
-        } catch let error as LocalStoreError where error.reason.isUpgradeRequired {
+        } catch let error as LocalStoreError where error.code == .upgradeRequired {
             throw SyncError(.upgradeRequired, "the whole store was not installed; the local database is unchanged: \(error)", underlying: error)
         } catch {
             throw SyncError(.local, "the whole store could not be installed; the local database is unchanged: \(error)", underlying: error)

@@ -7,54 +7,54 @@ import Foundation
 /// decryption or decoding mix-up). The snapshot is stored zlib-compressed (RFC 1950, `compression`
 /// is `zlib`); ``uncompressedStore`` describes it once expanded. Encryption, when enabled, is
 /// applied by the codec on top of the compressed bytes.
-public struct WholeStoreManifest: Codable, Sendable, Equatable {
+package struct WholeStoreManifest: Codable, Sendable, Equatable {
     /// The manifest's file name inside a unit.
-    public static let manifestFileName = "manifest.json"
+    package static let manifestFileName = "manifest.json"
     /// The compressed snapshot's file name inside a unit.
-    public static let storeFileName = "store.sqlite.zlib"
+    package static let storeFileName = "store.sqlite.zlib"
     /// The applied-change-set index's file name inside a unit (see ``WholeStoreIndex``).
-    public static let indexFileName = "appliedSets.json"
+    package static let indexFileName = "appliedSets.json"
     /// The ``compression`` value of a zlib-compressed store.
-    public static let zlibCompression = "zlib"
+    package static let zlibCompression = "zlib"
     /// The version written by this build.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
     /// One file of the unit.
-    public struct File: Codable, Sendable, Equatable {
+    package struct File: Codable, Sendable, Equatable {
         /// Its size in bytes (before the codec).
-        public var size: Int64
+        package var size: Int64
         /// Its SHA-256 digest (before the codec), in lower-case hex.
-        public var sha256: String
+        package var sha256: String
 
         /// Describes a file.
-        public init(size: Int64, sha256: String) {
+        package init(size: Int64, sha256: String) {
             self.size = size
             self.sha256 = sha256
         }
     }
 
     /// The manifest format version.
-    public var version: Int
+    package var version: Int
     /// The client that uploaded the unit.
-    public var clientID: SyncIdentifier
+    package var clientID: SyncIdentifier
     /// The unit's directory name (``WholeStoreUnitName``), repeated so a copied manifest is caught.
-    public var unit: String
+    package var unit: String
     /// The document's integrity key when the snapshot was taken; a unit with another key belongs
     /// to an earlier incarnation of the document and is ignored.
-    public var integrityKey: String
+    package var integrityKey: String
     /// When the snapshot was taken, by the uploader's wall clock.
-    public var createdAt: Date
+    package var createdAt: Date
     /// The compression of ``storeFileName``: `zlib`, the only one this version writes and reads.
-    public var compression: String
+    package var compression: String
     /// The snapshot once expanded: the SQLite file.
     /// The number of change sets the snapshot contains.
-    public var appliedSetCount: Int
-    public var uncompressedStore: File
+    package var appliedSetCount: Int
+    package var uncompressedStore: File
     /// The unit's files as stored, by name: ``storeFileName`` and ``indexFileName``.
-    public var files: [String: File]
+    package var files: [String: File]
 
     /// Describes a unit.
-    public init(
+    package init(
         clientID: SyncIdentifier, unit: WholeStoreUnitName, integrityKey: String, createdAt: Date,
         appliedSetCount: Int, uncompressedStore: File, files: [String: File]
     ) {
@@ -72,12 +72,12 @@ public struct WholeStoreManifest: Codable, Sendable, Equatable {
 
 /// The content of `appliedSets.json`: the identifiers of every change set the unit's snapshot
 /// contains, so vacuums and downloaders decide without downloading the store itself.
-public struct WholeStoreIndex: Codable, Sendable, Equatable {
+package struct WholeStoreIndex: Codable, Sendable, Equatable {
     /// The identifiers of the change sets the snapshot contains.
-    public var appliedSetIDs: [String]
+    package var appliedSetIDs: [String]
 
     /// Describes a snapshot's applied sets.
-    public init(appliedSetIDs: [String]) {
+    package init(appliedSetIDs: [String]) {
         self.appliedSetIDs = appliedSetIDs
     }
 }
