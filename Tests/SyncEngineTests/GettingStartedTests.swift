@@ -1,38 +1,35 @@
 import FileRemote
 import Foundation
 import GRDB
+import RemoteProtocol
 import SyncCore
 import TestSupport
 import Testing
 
 // BEGIN GettingStarted
 /// Opens the notes database of this device and binds it to the shared notebook.
-func openNotebook(database path: String, syncFolder: URL, device: String) throws -> DocumentSyncManager {
+func openNotebook(database path: String, syncFolder: URL, device: String) async throws -> DocumentSyncManager {
     // 1. The application's own database and tables. Synced tables need a globally unique
     //    TEXT (or BLOB) primary key, such as a UUID, so devices never pick the same key.
     let database = try DatabaseQueue(path: path)
-    try database.write { db in
+    try await database.write { db in
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS note (id TEXT PRIMARY KEY NOT NULL, title TEXT, body TEXT)")
     }
 
-    // 2. RollingSync's local store, in the same database: register every synced table.
-    let localStore = try LocalStore(writer: database)
-    try localStore.register(table: "note")
+    // 2. The backends this app links, registered once: here shared folders (file URLs).
+    RemoteStoreRegistry.shared.register(FileRemoteStore.self)
 
-    // 3. Where the data meets other devices: here a shared folder.
-    let remote = try FileRemoteStore(root: syncFolder)
-    let application = ApplicationSyncManager(
-        store: remote,
-        applicationID: try SyncIdentifier("com.example.notes"),
-        device: DeviceInfo(clientID: try SyncIdentifier(device), description: "\(device)'s notes", registeredAt: Date())
-    )
-
-    // 4. The document. From here on every change to `note` is captured, even offline; the first
-    //    sync registers the document (creating it if needed) and pushes everything captured.
-    return try DocumentSyncManager(
-        application: application,
-        documentID: try SyncIdentifier("notebook"),
-        localStore: localStore,
+    // 3. The document. From here on every change to `note` is captured, even offline; the first
+    //    sync registers this device and the document (creating it if needed) and pushes
+    //    everything captured.
+    return try await DocumentSyncManager.open(
+        database: database,
+        remote: syncFolder,
+        application: "com.example.notes",
+        document: "notebook",
+        client: device,
+        tables: ["note"],
+        clientDescription: "\(device)'s notes",
         documentDescription: "Shared notebook"
     )
 }
@@ -63,14 +60,34 @@ func inspectHistory(of notebook: DocumentSyncManager, since: Date, moment: Date,
 }
 // END History
 
+// BEGIN SeveralDocuments
+/// Binds two databases of this device to two documents of one application, sharing one
+/// application manager (one registration of the device, one connection to the server).
+func openLibrary(notes: DatabaseQueue, tags: DatabaseQueue, store: any RemoteStore, device: String) throws -> [DocumentSyncManager] {
+    let application = ApplicationSyncManager(
+        store: store,
+        applicationID: try SyncIdentifier("com.example.notes"),
+        device: DeviceInfo(clientID: try SyncIdentifier(device), description: "\(device)'s notes")
+    )
+    let notesStore = try LocalStore(writer: notes)
+    try notesStore.register(table: "note")
+    let tagsStore = try LocalStore(writer: tags)
+    try tagsStore.register(table: "tag")
+    return [
+        try DocumentSyncManager(application: application, documentID: try SyncIdentifier("notebook"), localStore: notesStore),
+        try DocumentSyncManager(application: application, documentID: try SyncIdentifier("tags"), localStore: tagsStore),
+    ]
+}
+// END SeveralDocuments
+
 @Suite("Getting started")
 struct GettingStartedTests {
     @Test("the guide's example syncs two databases through a folder")
     func exampleSyncsThroughAFolder() async throws {
         let devices = try TemporaryDirectory()
         let shared = try TemporaryDirectory()
-        let laptop = try openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, syncFolder: shared.url, device: "laptop")
-        let phone = try openNotebook(database: devices.url.appendingPathComponent("phone.sqlite").path, syncFolder: shared.url, device: "phone")
+        let laptop = try await openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, syncFolder: shared.url, device: "laptop")
+        let phone = try await openNotebook(database: devices.url.appendingPathComponent("phone.sqlite").path, syncFolder: shared.url, device: "phone")
         try await laptop.localStore.writer.write { db in
             try db.execute(sql: "INSERT INTO note VALUES ('6F1C0E52-0D37-4E0B-9D1E-3B7A1C8F2A10', 'Hello', 'from the laptop')")
         }
@@ -84,7 +101,7 @@ struct GettingStartedTests {
     func historyExample() async throws {
         let devices = try TemporaryDirectory()
         let shared = try TemporaryDirectory()
-        let laptop = try openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, syncFolder: shared.url, device: "laptop")
+        let laptop = try await openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, syncFolder: shared.url, device: "laptop")
         try await laptop.localStore.writer.write { db in try db.execute(sql: "INSERT INTO note VALUES ('n1', 'Hello', 'first')") }
         _ = try await laptop.synchronize()
         let moment = Date()
@@ -99,7 +116,59 @@ struct GettingStartedTests {
         try then.close()
     }
 
-    @Test("Docs/GettingStarted.md shows exactly the code compiled here", arguments: ["GettingStarted", "History"])
+    @Test("the explicit form binds two documents of one application, and each syncs on its own")
+    func severalDocumentsShareOneApplication() async throws {
+        let shared = try TemporaryDirectory()
+        var libraries: [[DocumentSyncManager]] = []
+        for device in ["laptop", "phone"] {
+            let notes = try DatabaseQueue()
+            let tags = try DatabaseQueue()
+            try await notes.write { try $0.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT)") }
+            try await tags.write { try $0.execute(sql: "CREATE TABLE tag (id TEXT PRIMARY KEY NOT NULL, label TEXT)") }
+            libraries.append(try openLibrary(notes: notes, tags: tags, store: try FileRemoteStore(root: shared.url), device: device))
+        }
+        try await libraries[0][0].localStore.writer.write { try $0.execute(sql: "INSERT INTO note VALUES ('n1', 'Hello')") }
+        try await libraries[0][1].localStore.writer.write { try $0.execute(sql: "INSERT INTO tag VALUES ('t1', 'urgent')") }
+        for library in libraries {
+            for document in library { _ = try await document.synchronize() }
+        }
+        #expect(try await libraries[1][0].localStore.writer.read { try String.fetchOne($0, sql: "SELECT title FROM note") } == "Hello")
+        #expect(try await libraries[1][1].localStore.writer.read { try String.fetchOne($0, sql: "SELECT label FROM tag") } == "urgent")
+        let documents = try await libraries[1][0].application.documents().map(\.documentID.rawValue)
+        #expect(documents == ["notebook", "tags"])
+    }
+
+    @Test("open refuses a bad identifier, a table it cannot sync and an unknown scheme, and leaves the database as it was")
+    func openRefusesBadInput() async throws {
+        let shared = try TemporaryDirectory()
+        let registry = RemoteStoreRegistry()
+        registry.register(FileRemoteStore.self)
+        let database = try DatabaseQueue()
+        try await database.write { db in
+            try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT); CREATE TABLE counter (n INTEGER PRIMARY KEY)")
+        }
+        func open(application: String = "com.example.notes", client: String = "laptop", tables: [String] = ["note"], remote: URL? = nil) async throws {
+            _ = try await DocumentSyncManager.open(
+                database: database, remote: remote ?? shared.url, registry: registry,
+                application: application, document: "notebook", client: client, tables: tables
+            )
+        }
+        await #expect { try await open(client: "../laptop") } throws: { ($0 as? SyncError)?.code == .invalidIdentifier }
+        await #expect { try await open(tables: ["note", "counter"]) } throws: { error in
+            (error as? LocalStoreError)?.code == .unsupportedTable && (error as? LocalStoreError)?.table == "counter"
+        }
+        let registered = try await database.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'trigger'")
+        }
+        #expect(registered.isEmpty, "note was not registered either: \(registered)")
+        await #expect { try await open(remote: URL(string: "gopher://example.com/notes")) } throws: { error in
+            (error as? RemoteStoreError)?.code == .unsupported && "\(error)".contains("file")
+        }
+        try await open()
+        #expect(try await database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'") } ?? 0 > 0)
+    }
+
+    @Test("Docs/GettingStarted.md shows exactly the code compiled here", arguments: ["GettingStarted", "SeveralDocuments", "History"])
     func guideMatchesThisFile(example name: String) throws {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
         let guideURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -37,8 +37,9 @@ public actor DocumentSyncManager {
     public nonisolated let documentID: SyncIdentifier
     /// The local database.
     public nonisolated let localStore: LocalStore
-
-    let application: ApplicationSyncManager
+    /// The application the document belongs to: its listings, client and document removal, and
+    /// whole-store operations on other documents.
+    public nonisolated let application: ApplicationSyncManager
     private let documentDescription: String
     let delegate: any DocumentSyncDelegate
     let state: LocalSyncState

@@ -11,8 +11,8 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     /// When the client registered with the application.
     public var registeredAt: Date
 
-    /// Describes a client.
-    public init(clientID: SyncIdentifier, description: String, userInfo: [String: String] = [:], registeredAt: Date) {
+    /// Describes a client (registering now, unless `registeredAt` says otherwise).
+    public init(clientID: SyncIdentifier, description: String, userInfo: [String: String] = [:], registeredAt: Date = Date()) {
         self.clientID = clientID
         self.description = description
         self.userInfo = userInfo
