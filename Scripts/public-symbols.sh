@@ -1,20 +1,13 @@
 #!/usr/bin/env bash
-# Counts the public symbols of a module of this package, from its built module (run `swift build`
-# first): declarations an importing app can name, as swift-symbolgraph-extract sees them.
+# Counts the public symbols of a module of this package (declarations an importing app can name),
+# from its built module: run `swift build` first.
 # Usage: Scripts/public-symbols.sh MODULE [--list]
 set -euo pipefail
 module=${1:?usage: Scripts/public-symbols.sh MODULE [--list]}
 cd "$(dirname "$0")/.."
-build=$(swift build --show-bin-path)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-includes=(-I "$build/Modules" -I "$build")
-for map in Sources/C*/module.modulemap Sources/C*/include/module.modulemap \
-    .build/checkouts/GRDB.swift/Sources/GRDBSQLite/module.modulemap; do
-    [ -f "$map" ] && includes+=(-Xcc "-fmodule-map-file=$(realpath "$map")")
-done
-swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
-    "${includes[@]}" -minimum-access-level public -skip-synthesized-members -output-dir "$out" >/dev/null
+Scripts/symbol-graph.sh "$module" "$out"
 python3 - "$out/$module.symbols.json" "${2:-}" <<'PY'
 import json, sys, collections
 graph = json.load(open(sys.argv[1]))

@@ -45,10 +45,10 @@ extension RemoteStoreConformance {
         case uploadOverwritesExistingFile
         /// While a large file is uploaded, concurrent readers see no file or the complete new
         /// content; while a file is replaced, the old or the new content (or, without
-        /// ``RemoteProtocol/RemoteCapabilities/atomicReplace``, no file), never a part.
+        /// `RemoteCapabilities.atomicReplace`, no file), never a part.
         case uploadIsNeverVisiblePartially
         /// Uploading into a missing directory throws `notFound` and creates nothing. With
-        /// ``RemoteProtocol/RemoteCapabilities/implicitDirectories`` the check is reversed, not
+        /// `RemoteCapabilities.implicitDirectories` the check is reversed, not
         /// skipped: the upload succeeds, and the directory then exists and lists the file.
         case uploadIntoMissingDirectoryThrowsNotFound
         /// Uploading below a file (`file/child`) throws `notADirectory`; the file stays.
@@ -60,11 +60,11 @@ extension RemoteStoreConformance {
         /// A cancelled upload either completes or throws `CancellationError`, and then leaves the
         /// previous content and no other name in the directory.
         case cancelledUploadLeavesPreviousContent
-        /// With ``RemoteProtocol/RemoteCapabilities/exclusiveCreate``: `createExclusively`
+        /// With `RemoteCapabilities.exclusiveCreate`: `createExclusively`
         /// creates a missing file, then throws `alreadyExists` over a file and over a directory,
         /// leaving both unchanged. Without it: the call throws `unsupported` and creates nothing.
         case createExclusivelyCreatesOnlyOnce
-        /// With ``RemoteProtocol/RemoteCapabilities/exclusiveCreate``: of
+        /// With `RemoteCapabilities.exclusiveCreate`: of
         /// ``Options/concurrency`` calls creating one path at once (through two stores), exactly
         /// one succeeds, the others throw `alreadyExists`, and the file holds the winner's bytes.
         /// Without it: every call throws `unsupported`.
@@ -104,7 +104,7 @@ extension RemoteStoreConformance {
         /// Copying a missing source throws `notFound` and creates nothing.
         case copyOfMissingSourceThrowsNotFound
         /// Copying into a missing directory throws `notFound`. With
-        /// ``RemoteProtocol/RemoteCapabilities/implicitDirectories`` the copy succeeds, and the
+        /// `RemoteCapabilities.implicitDirectories` the copy succeeds, and the
         /// directory then exists and lists the copy.
         case copyIntoMissingDirectoryThrowsNotFound
         /// Copying a directory, or onto a directory, throws `isADirectory`.
@@ -119,7 +119,7 @@ extension RemoteStoreConformance {
         /// `list` never returns the directory itself (a `.` entry), anything outside it, or a
         /// temporary file, also while uploads into it are in flight.
         case listNeverReturnsDotEntriesOrTemporaryFiles
-        /// `temporaryFiles(in:)` returns only names with ``RemotePath/reservedTemporaryPrefix``,
+        /// `temporaryFiles(in:)` returns only names with `RemotePath.reservedTemporaryPrefix`,
         /// never a directory, also while an upload is in flight, and none once uploads are done;
         /// deleting a temporary file that is not there succeeds (or is `unsupported`, for stores
         /// that keep none).
@@ -133,7 +133,7 @@ extension RemoteStoreConformance {
         case listOfMissingDirectoryThrowsNotFound
         /// `list` of a file throws `notADirectory`.
         case listOfFileThrowsNotADirectory
-        /// When ``RemoteProtocol/RemoteCapabilities/modificationTimePrecision`` is set, `exists`
+        /// When `RemoteCapabilities.modificationTimePrecision` is set, `exists`
         /// and `list` report a modification date for every file.
         case modificationDatesAreReportedWhenDeclared
 

@@ -1,7 +1,7 @@
 import Foundation
 import RemoteProtocol
 
-/// The contract suite that every ``RemoteProtocol/RemoteStore`` backend runs: one named ``Check``
+/// The contract suite that every `RemoteStore` backend runs: one named ``Check``
 /// for every rule written in the documentation of `RemoteStore`, plus round trips, hostile names
 /// and concurrency.
 ///
@@ -26,7 +26,7 @@ import RemoteProtocol
 ///    store's root, so runs never see each other's files and can run in parallel;
 /// 3. runs the check inside that directory;
 /// 4. deletes the working directory, also when the check failed, and calls
-///    ``RemoteProtocol/RemoteStore/close()``.
+///    `RemoteStore.close()`.
 ///
 /// A failing check throws a ``ConformanceFailure`` naming the check, the path, what was expected
 /// and what happened. A check listed in ``Options/skipped`` is not run and returns

@@ -174,7 +174,7 @@ struct ConformanceContext: Sendable {
         }
     }
 
-    /// With ``RemoteProtocol/RemoteCapabilities/implicitDirectories``: the file `file`, written
+    /// With `RemoteCapabilities.implicitDirectories`: the file `file`, written
     /// into the missing directory `directory`, holds `content`, and the directory now exists and
     /// lists it.
     func expectImpliedDirectory(_ directory: RemotePath, holding file: RemotePath, _ content: Data) async throws {

@@ -12,7 +12,7 @@ import GRDB
 /// ```
 ///
 /// - **Local changes** are noticed through GRDB's `DatabaseRegionObservation` of RollingSync's
-///   change log on the manager's ``LocalStore/writer``: every commit that logs a change wakes
+///   change log in the database of the manager's ``DocumentSyncManager/localStore``: every commit that logs a change wakes
 ///   the local loop, which waits ``AutomaticSyncConfiguration/delayAfterLocalChanges`` (changes
 ///   made meanwhile join the same sync) and syncs if changes are pending. Writes through other
 ///   connections or processes are picked up by the periodic check.

@@ -7,8 +7,8 @@ import _CryptoExtras
 ///
 /// They are stored (with the salt) beside the wrapped key, so every client derives the same key
 /// whatever its own defaults; the client that sets or changes the password chooses them.
-/// Parameters read from the remote are accepted only within ``acceptedLog2N``, ``acceptedR`` and
-/// ``acceptedP``, so a damaged or hostile key file cannot make a client allocate gigabytes.
+/// Parameters read from the remote are accepted only within bounds (log2 N from 10 to 22, r from 1
+/// to 32, p from 1 to 16), so a damaged or hostile key file cannot make a client allocate gigabytes.
 public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The base-2 logarithm of scrypt's cost `N` (memory and time grow as `2^log2N`).
     public let log2N: Int

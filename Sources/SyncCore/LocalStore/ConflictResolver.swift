@@ -1,7 +1,7 @@
 /// Decides conflicts while a change set is applied. It runs inside the apply transaction, so it must
-/// answer synchronously; an application that asks its user first can collect the conflicts with
-/// ``LocalStore/conflicts(inChangeSetAt:)``, gather the answers, then apply with a resolver that
-/// looks them up. A resolver that throws aborts the apply and leaves nothing applied.
+/// answer synchronously; an application that asks its user can decide later from the conflicts
+/// each ``SyncReport`` lists (the overridden values are in them) and write its choice as a new
+/// edit. A resolver that throws aborts the apply and leaves nothing applied.
 public struct ConflictResolver: Sendable {
     private let decide: @Sendable (Conflict) throws -> ConflictResolution
 

@@ -10,14 +10,11 @@ import GRDB
 /// 1. ``register(table:)`` each synced table (again after every schema change of that table);
 /// 2. the application writes as usual, through any connection or tool: triggers log each change
 ///    with a hybrid logical clock in the same transaction;
-/// 3. a sync pushes with ``writePendingChangeSet(to:setID:)`` and, once uploaded,
-///    ``markPushed(_:)``; it applies other clients' sets with ``applyChangeSet(at:resolver:)``,
-///    in order of their ``ChangeSetSummary/maximumClock`` (then set id), which respects causality
-///    and keeps the fast path (see ``applyChangeSet(at:resolver:)``);
-/// 4. a whole-store upload sends ``snapshot(to:)``; a download checks the file with
-///    ``inspectSnapshot(at:)`` and installs it in place with
-///    ``installWholeStore(at:inSameTransaction:)`` (one transaction, unpushed changes re-based);
-///    ``adoptSnapshot(at:databaseID:)`` instead turns a snapshot file into a database of its own.
+/// 3. a sync (``DocumentSyncManager/synchronize()``) pushes the pending changes as one change set
+///    and applies other clients' sets in clock order, each in one transaction;
+/// 4. a whole-store upload (``DocumentSyncManager/uploadWholeStore(keepingHistoryFor:)``) sends a
+///    snapshot of the database; a download installs one in place, in one transaction, re-basing
+///    the unpushed changes (``WholeStoreInstallation``).
 ///
 /// Keys of deleted rows must not be reused: a deletion leaves a tombstone and wins over any later
 /// change of that key arriving from a client that had not seen it.

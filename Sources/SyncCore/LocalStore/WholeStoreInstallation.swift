@@ -1,4 +1,4 @@
-/// What ``LocalStore/installWholeStore(at:resolver:inSameTransaction:)`` did.
+/// What installing a whole store in place of the local data did (``WholeStoreDownload/installation``).
 public struct WholeStoreInstallation: Sendable, Equatable {
     /// The number of change sets the installed store contains.
     public var appliedSetCount: Int

@@ -12,11 +12,13 @@ extension ApplicationSyncManager {
     ///
     /// Nothing is changed unless ``VerificationOptions/repair`` asks for the provably safe repairs
     /// (markers of removed clients; whole-store uploads and temporary files not written for a
-    /// day), each reported as ``VerificationReport/Problem/repaired``.
-    /// - Parameter progress: receives ``SyncProgress/Phase/listing``, then
-    ///   ``SyncProgress/Phase/verifying`` per change set with ``VerificationOptions/deep``.
-    /// It only reads, except for the repairs asked for: it neither creates the application nor
-    /// registers this client.
+    /// day), each reported as ``VerificationReport/Problem/repaired``. It only reads, except for
+    /// the repairs asked for: it neither creates the application nor registers this client.
+    /// - Parameters:
+    ///   - documentID: the document to check.
+    ///   - options: how deep to check, and whether to repair.
+    ///   - progress: receives ``SyncProgress/Phase/listing``, then
+    ///     ``SyncProgress/Phase/verifying`` per change set with ``VerificationOptions/deep``.
     /// - Throws: ``SyncError/Code/notFound`` if the application or the document does not exist;
     ///   remote errors.
     public func verify(
@@ -55,8 +57,11 @@ extension ApplicationSyncManager {
     /// store). A whole store older than a schema migration first gains the tables and columns of
     /// `schemaSource` it lacks.
     /// - Parameters:
+    ///   - documentID: the document to restore.
     ///   - destination: the new file; it must not exist (nothing is overwritten, and nothing is
     ///     left there if the restore fails).
+    ///   - point: the moment, or the change set to stop before.
+    ///   - progress: receives the phases of the downloads and of the replay.
     ///   - schemaSource: a database of the application whose schema the restore uses (for a
     ///     replay from the beginning, and to bring an older whole store up to date); its data is
     ///     not read.

@@ -10,6 +10,8 @@ extension ApplicationSyncManager {
     /// document, so opening a ``LocalStore`` and a ``DocumentSyncManager`` on it (with any client
     /// identifier) registers it and syncs the tail: every change set the store does not contain.
     /// - Parameters:
+    ///   - documentID: the document.
+    ///   - client: the client whose unit to take; `nil` for the newest usable unit of any client.
     ///   - destination: the new file; it must not exist (nothing is overwritten).
     /// - Returns: the client and unit installed.
     /// - Throws: ``SyncError/Code/noWholeStore`` if the document has no usable unit (or does not

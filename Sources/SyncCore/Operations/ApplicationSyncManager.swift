@@ -13,8 +13,9 @@ import RemoteProtocol
 ///    hierarchy is complete. A directory without `format.json` that holds anything but that skeleton
 ///    is not RollingSync data and is refused rather than written into.
 /// 2. Refuses a format newer than this build understands (``SyncError/Code/unsupportedFormat``).
-/// 3. Opens the codec every other file passes through (``RemoteCodecProvider``: plaintext by
-///    default; the encryption decision and password check happen there).
+/// 3. Opens the codec every other file passes through (plaintext, or the `encryption` provider
+///    given to ``init(store:applicationID:device:encryption:logger:)``, where the encryption
+///    decision and password check happen).
 /// 4. Registers the client: `ClientDevices/<client>/deviceInfo.json` is written if missing (and
 ///    a tombstone `Information/DeletedClients/<client>.json` left by its removal is deleted).
 public actor ApplicationSyncManager {

@@ -23,11 +23,21 @@ extension DocumentSyncManager {
     /// remote happens until the first sync, which registers the client and the document.
     ///
     /// - Parameters:
+    ///   - database: the application's database (a GRDB `DatabaseQueue` or `DatabasePool`).
     ///   - url: the remote store, opened by the backend `registry` holds for its scheme; backends
     ///     read their settings from the URL's query (see each backend's documentation).
     ///   - secrets: the backend's secrets (passwords, passphrases) under the names it exports,
     ///     never part of the URL.
+    ///   - registry: where the backends are registered (`RemoteStoreRegistry.shared` by default).
+    ///   - applicationID: the application, shared by all its devices.
+    ///   - documentID: the document this database holds.
+    ///   - clientID: this device, unique within the application.
+    ///   - tables: the synced tables.
     ///   - clientDescription: a description of this client for people; `clientID` when `nil`.
+    ///   - documentDescription: stored with the document if this client creates it.
+    ///   - encryption: how encrypted remote data is created and unlocked; `nil` for none.
+    ///   - delegate: the application's decisions; `nil` takes every default.
+    ///   - logger: where RollingSync logs what it does (nothing by default).
     /// - Throws: ``SyncError`` with ``SyncError/Code/invalidIdentifier`` for an identifier
     ///   RollingSync refuses (see ``SyncIdentifier``); ``LocalStoreError`` for a table that
     ///   cannot be synced (the database is left as it was); `RemoteStoreError` with code

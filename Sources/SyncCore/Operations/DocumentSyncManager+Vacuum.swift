@@ -1,6 +1,6 @@
 extension DocumentSyncManager {
     /// Removes this client's change sets that every registered client has applied and every whole
-    /// store contains (see ``Vacuum`` for the rule and the order of writes), after a sync so that
+    /// store contains (Docs/RemoteFormat.md has the rule and the order of writes), after a sync so that
     /// this client's own last-sync record is current. Safe to run on several clients at once; it
     /// never removes a set a registered, non-retired client still needs.
     ///

@@ -4,8 +4,8 @@ import RemoteProtocol
 
 extension DocumentSyncManager {
     /// Uploads a snapshot of the local database as this client's new whole store, then removes its
-    /// previous one (see ``WholeStoreUploader`` for the order of writes: a reader never sees a
-    /// half-written unit, and an interruption leaves the previous unit usable).
+    /// previous one (in an order of writes where a reader never sees a half-written unit, and an
+    /// interruption leaves the previous unit usable; Docs/RemoteFormat.md has it).
     ///
     /// **Unpushed local changes are pushed first**: the upload runs a full sync, then takes the
     /// snapshot; a snapshot that still holds unpushed changes (the application wrote meanwhile)
@@ -37,10 +37,9 @@ extension DocumentSyncManager {
     /// the **bootstrap** of a new client; on an existing client it re-bases everything.
     ///
     /// - Unpushed local changes are **kept**: re-applied on top of the installed store and pushed
-    ///   by the tail sync (see ``LocalStore/installWholeStore(at:inSameTransaction:)`` and
-    ///   ``WholeStoreInstallation``).
+    ///   by the tail sync (see ``WholeStoreInstallation``).
     /// - **Open connections**: nothing is swapped on disk. The installation is one write
-    ///   transaction through the ``LocalStore/writer`` the application gave, so the application's
+    ///   transaction through the database writer the application gave, so the application's
     ///   connections stay valid; its readers see the old data or the new, never a mix, and the
     ///   application should reload what it displays afterwards (observe the database as usual).
     /// - The unit is verified (sizes, SHA-256, SQLite `quick_check`) before anything local changes;

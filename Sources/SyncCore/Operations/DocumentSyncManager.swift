@@ -26,7 +26,7 @@ import RemoteProtocol
 /// - **Decisions** come from the ``DocumentSyncDelegate`` (defaults: create missing documents,
 ///   re-register after a reset keeping local data, last writer wins).
 /// - **Progress**: ``progressEvents()``; each sync returns a ``SyncReport``.
-/// - **Whole stores and vacuum**: ``uploadWholeStore()``, ``downloadWholeStore(from:)`` (the
+/// - **Whole stores and vacuum**: ``uploadWholeStore(keepingHistoryFor:)``, ``downloadWholeStore(from:)`` (the
 ///   bootstrap of a new client) and ``vacuum(_:)`` run as operations of the same queue. A sync
 ///   installs a whole store by itself when it must (after a vacuum removed history it needs, or
 ///   after this client was removed or the document reset), never dropping unpushed changes; see
@@ -54,6 +54,9 @@ public actor DocumentSyncManager {
     /// "Delayed registration" above).
     ///
     /// - Parameters:
+    ///   - application: the application the document belongs to.
+    ///   - documentID: the document.
+    ///   - localStore: the database's local store, with the synced tables registered.
     ///   - documentDescription: stored in `documentInfo.json` if this client creates the document.
     ///   - delegate: the application's decisions; `nil` takes every default.
     /// - Throws: ``SyncError/Code/notRegistered`` if the database is already bound to another

@@ -20,7 +20,7 @@ public struct SyncReport: Sendable {
     /// ``LocalStore/refreshSchema()``).
     public var schemaChanges: [SchemaChange] = []
     /// Protocol requests this sync made, as the server sees them (HTTP requests, SFTP operations;
-    /// one per call for backends that do not report them, see ``CountingRemoteStore``), document
+    /// one per call for backends that do not report them), document
     /// registration included (the application registration happens once per
     /// ``ApplicationSyncManager`` and is not counted).
     public var requests = 0

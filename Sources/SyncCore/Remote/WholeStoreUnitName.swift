@@ -6,7 +6,7 @@ import Foundation
 /// older than the data it holds, nor than the uploader's wall clock at that time), as 16
 /// lower-case hex digits, and `<id>` a UUID, so a single listing orders every client's units
 /// without a download and without server modification times. Names that do not follow the pattern
-/// are ignored by ``init(directoryName:)`` returning `nil`.
+/// are ignored.
 public struct WholeStoreUnitName: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The extension of unit directories.
     package static let directoryExtension = "wholestore"

@@ -3,8 +3,8 @@ import RemoteProtocol
 /// The error the synchronisation operations throw.
 ///
 /// ``code`` says what went wrong; ``message`` explains it for people (never with secrets);
-/// ``underlying`` carries the cause, typically a ``RemoteStoreError`` (whose
-/// ``RemoteStoreError/isRetryable`` then tells whether running the operation again may help).
+/// ``underlying`` carries the cause, typically a `RemoteStoreError` (whose `isRetryable` then
+/// tells whether running the operation again may help; so does ``isRetryable``).
 public struct SyncError: Error, Sendable, CustomStringConvertible {
     /// What went wrong: an opaque, extensible set (a `switch` needs a `default:`).
     public struct Code: Hashable, Sendable, CustomStringConvertible {

@@ -5,7 +5,7 @@
 /// counts only grow and the last event of a step that completes has `itemsDone == itemsTotal` and
 /// `bytesDone == bytesTotal` (when the totals are known).
 ///
-/// A whole-store upload (``DocumentSyncManager/uploadWholeStore()``) first runs a sync (its
+/// A whole-store upload (``DocumentSyncManager/uploadWholeStore(keepingHistoryFor:)``) first runs a sync (its
 /// phases, ending with ``Phase/finished``), then ``Phase/snapshotting``, ``Phase/compressing``
 /// (bytes of the snapshot, per 256 KiB chunk) and ``Phase/uploadingStore`` (items: the unit's
 /// files, the manifest last; bytes: the compressed store and its index, counted per file).

@@ -1,4 +1,4 @@
-/// What ``DocumentSyncManager/uploadWholeStore()`` did.
+/// What ``DocumentSyncManager/uploadWholeStore(keepingHistoryFor:)`` did.
 public struct WholeStoreUpload: Sendable, Equatable {
     /// The new unit.
     public var unit: WholeStoreUnitName
