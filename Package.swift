@@ -194,8 +194,10 @@ let package = Package(
             dependencies: ["rollsync", "RollSyncCommandLine", "TestSupport", grdb],
             swiftSettings: sharedSwiftSettings
         ),
+        // SyncCore's operations end to end: the managers syncing databases through every backend
+        // (registration, sync, whole stores, vacuum, removal, history, encryption, simulations).
         .testTarget(
-            name: "SyncEngineTests",
+            name: "SyncOperationsTests",
             dependencies: [
                 "SyncCore", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", "S3Remote", "TestSupport", grdb, logging,
             ],
