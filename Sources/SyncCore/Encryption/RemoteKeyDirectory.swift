@@ -29,16 +29,9 @@ struct RemoteKeyDirectory: Sendable {
     func read(_ name: WrappedKeyName) async throws -> WrappedDataKey {
         let path = self.path(of: name)
         let wrapped = try await plain.readJSON(WrappedDataKey.self, from: path)
-        guard wrapped.format == WrappedDataKey.formatName else {
-            throw SyncError(.corruptRemoteData, "the key file \(path) names the format '\(wrapped.format)'")
-        }
-        guard wrapped.version <= WrappedDataKey.currentVersion else {
-            throw SyncError(
-                .unsupportedFormat,
-                "the key file \(path) uses version \(wrapped.version); this build of RollingSync reads up to "
-                    + "\(WrappedDataKey.currentVersion); update RollingSync"
-            )
-        }
+        try VersionedFile.check(
+            path, format: wrapped.format, expected: WrappedDataKey.formatName, version: wrapped.version, readable: WrappedDataKey.currentVersion
+        )
         guard wrapped.keyID == name.keyID.hex, wrapped.generation == name.generation else {
             throw SyncError(.corruptRemoteData, "the key file \(path) does not hold the key and generation its name gives")
         }

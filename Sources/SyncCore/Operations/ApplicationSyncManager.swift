@@ -163,16 +163,10 @@ public actor ApplicationSyncManager {
             return nil
         }
         let probe = try CodedRemote.decodeJSON(VersionProbe.self, from: data, at: layout.formatFile)
-        guard probe.format == RemoteFormatFile.formatName else {
-            throw SyncError(.corruptRemoteData, "\(layout.formatFile) names the format '\(probe.format)', not RollingSync")
-        }
-        guard probe.version <= RemoteFormatFile.currentVersion else {
-            throw SyncError(
-                .unsupportedFormat,
-                "the remote data of \(applicationID) uses format version \(probe.version), but this build of "
-                    + "RollingSync reads versions up to \(RemoteFormatFile.currentVersion); update RollingSync"
-            )
-        }
+        try VersionedFile.check(
+            layout.formatFile, format: probe.format, expected: RemoteFormatFile.formatName, version: probe.version,
+            readable: RemoteFormatFile.currentVersion
+        )
         return try CodedRemote.decodeJSON(RemoteFormatFile.self, from: data, at: layout.formatFile)
     }
 
