@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the DocC catalogs of the modules that have one (SyncCore, RemoteProtocol,
-# RemoteStoreConformance) from the built modules, and fails on any DocC warning: a link to a
-# symbol that is not public, a parameter left undocumented. Run `swift build` first.
+# Builds the DocC catalog of every module that has one (`Sources/<Module>/*.docc`) from the built
+# modules, and fails on any DocC warning: a link to a symbol that is not public, a parameter left
+# undocumented. Run `swift build` first.
 # Usage: Scripts/docs.sh [OUTPUT_DIRECTORY]   (default .build/docs; one .doccarchive per module)
 set -euo pipefail
 cd "$(dirname "$0")/.."

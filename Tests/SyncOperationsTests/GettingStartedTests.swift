@@ -138,34 +138,64 @@ struct GettingStartedTests {
         #expect(documents == ["notebook", "tags"])
     }
 
-    @Test("open refuses a bad identifier, a table it cannot sync and an unknown scheme, and leaves the database as it was")
+    @Test("open refuses a bad identifier, an unknown scheme, a table it cannot sync and another document, changing as little as it can")
     func openRefusesBadInput() async throws {
         let shared = try TemporaryDirectory()
         let registry = RemoteStoreRegistry()
         registry.register(FileRemoteStore.self)
         let database = try DatabaseQueue()
         try await database.write { db in
-            try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT); CREATE TABLE counter (n INTEGER PRIMARY KEY)")
+            try db.execute(sql: """
+                CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT); CREATE TABLE counter (n INTEGER PRIMARY KEY);
+                CREATE TABLE tag (id TEXT PRIMARY KEY NOT NULL, label TEXT)
+                """)
         }
-        func open(application: String = "com.example.notes", client: String = "laptop", tables: [String] = ["note"], remote: URL? = nil) async throws {
+        func open(document: String = "notebook", client: String = "laptop", tables: [String] = ["note"], remote: URL? = nil) async throws {
             _ = try await DocumentSyncManager.open(
                 database: database, remote: remote ?? shared.url, registry: registry,
-                application: application, document: "notebook", client: client, tables: tables
+                application: "com.example.notes", document: document, client: client, tables: tables
             )
         }
+        func names(_ type: String) async throws -> [String] {
+            try await database.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = ? ORDER BY name", arguments: [type]) }
+        }
+        let tablesBefore = try await names("table")
+
         await #expect { try await open(client: "../laptop") } throws: { ($0 as? SyncError)?.code == .invalidIdentifier }
-        await #expect { try await open(tables: ["note", "counter"]) } throws: { error in
-            (error as? LocalStoreError)?.code == .unsupportedTable && (error as? LocalStoreError)?.table == "counter"
-        }
-        let registered = try await database.read { db in
-            try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'trigger'")
-        }
-        #expect(registered.isEmpty, "note was not registered either: \(registered)")
         await #expect { try await open(remote: URL(string: "gopher://example.com/notes")) } throws: { error in
             (error as? RemoteStoreError)?.code == .unsupported && "\(error)".contains("file")
         }
+        #expect(try await names("table") == tablesBefore, "nothing changed before the store could be opened")
+
+        await #expect { try await open(tables: ["note", "counter"]) } throws: { error in
+            (error as? LocalStoreError)?.code == .unsupportedTable && (error as? LocalStoreError)?.table == "counter"
+        }
+        #expect(try await names("trigger").isEmpty, "note was not registered either")
+
         try await open()
-        #expect(try await database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'") } ?? 0 > 0)
+        let noteTriggers = try await names("trigger")
+        #expect(!noteTriggers.isEmpty)
+        await #expect { try await open(document: "other", tables: ["note", "tag"]) } throws: { ($0 as? SyncError)?.code == .notRegistered }
+        #expect(try await names("trigger") == noteTriggers, "tag was not registered for a document this database does not sync")
+    }
+
+    @Test("open publishes the rows of a table it registers for the first time, and only then")
+    func openPublishesExistingRowsOnce() async throws {
+        let shared = try TemporaryDirectory()
+        let registry = RemoteStoreRegistry()
+        registry.register(FileRemoteStore.self)
+        let database = try DatabaseQueue()
+        try await database.write { db in
+            try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT); INSERT INTO note VALUES ('n1', 'before RollingSync'), ('n2', 'also')")
+        }
+        func open() async throws -> DocumentSyncManager {
+            try await DocumentSyncManager.open(
+                database: database, remote: shared.url, registry: registry,
+                application: "com.example.notes", document: "notebook", client: "laptop", tables: ["note"]
+            )
+        }
+        #expect(try await open().synchronize().pushedChanges == 2)
+        #expect(try await open().synchronize().pushedChanges == 0, "an app opening again publishes nothing twice")
     }
 
     @Test("Docs/GettingStarted.md shows exactly the code compiled here", arguments: ["GettingStarted", "SeveralDocuments", "History"])

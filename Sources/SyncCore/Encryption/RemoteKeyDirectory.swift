@@ -28,9 +28,9 @@ struct RemoteKeyDirectory: Sendable {
     ///   ``SyncError/Code/remote`` for storage failures.
     func read(_ name: WrappedKeyName) async throws -> WrappedDataKey {
         let path = self.path(of: name)
-        let wrapped = try await plain.readJSON(WrappedDataKey.self, from: path)
-        try VersionedFile.check(
-            path, format: wrapped.format, expected: WrappedDataKey.formatName, version: wrapped.version, readable: WrappedDataKey.currentVersion
+        let wrapped = try VersionedFile.decode(
+            WrappedDataKey.self, from: try await plain.read(path), at: path, expected: WrappedDataKey.formatName,
+            readable: WrappedDataKey.currentVersion
         )
         guard wrapped.keyID == name.keyID.hex, wrapped.generation == name.generation else {
             throw SyncError(.corruptRemoteData, "the key file \(path) does not hold the key and generation its name gives")

@@ -23,7 +23,7 @@ public struct Conflict: Sendable, Equatable {
     public var remoteDatabaseID: String
 
     /// Creates a conflict description.
-    package init(
+    public init(
         table: String,
         key: DatabaseValue,
         column: String,

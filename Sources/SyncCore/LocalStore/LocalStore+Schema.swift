@@ -76,18 +76,21 @@ extension LocalStore {
     /// - Throws: ``LocalStoreError`` if the table is missing or unsuitable.
     @discardableResult
     public func addSyncedTable(_ name: String) throws -> SchemaChange? {
-        try writer.write { db in
-            let (table, isNew) = try Self.register(table: name, in: db)
-            guard isNew else { return nil }
-            try db.execute(
-                sql: """
-                    INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                    SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, NULL
-                    FROM main.\(table.name.sqlIdentifier)
-                    """,
-                arguments: [table.id, LocalStoreSchema.insertOperation]
-            )
-            return .tableAdded(table: table.name, publishedRows: db.changesCount)
-        }
+        try writer.write { db in try Self.addSyncedTable(name, in: db) }
+    }
+
+    /// ``addSyncedTable(_:)`` in the current transaction.
+    static func addSyncedTable(_ name: String, in db: Database) throws -> SchemaChange? {
+        let (table, isNew) = try register(table: name, in: db)
+        guard isNew else { return nil }
+        try db.execute(
+            sql: """
+                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, NULL
+                FROM main.\(table.name.sqlIdentifier)
+                """,
+            arguments: [table.id, LocalStoreSchema.insertOperation]
+        )
+        return .tableAdded(table: table.name, publishedRows: db.changesCount)
     }
 }

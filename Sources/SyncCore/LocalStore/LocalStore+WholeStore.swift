@@ -48,7 +48,7 @@ extension LocalStore {
     /// ``inspectSnapshot(at:)``.
     /// A store written with an older schema installs: the columns (and tables) it lacks keep their
     /// local values. A store written with a newer one (a synced table or a column this database
-    /// lacks) is refused with ``LocalStoreError/Reason/upgradeRequired(column:)`` before anything
+    /// lacks) is refused with ``LocalStoreError/Code/upgradeRequired`` before anything
     /// changes.
     /// - Throws: ``LocalStoreError`` (upgrade required), ``WholeStoreFileError`` if the snapshot is
     ///   not usable, the resolver's error, or a GRDB error; nothing is changed then.

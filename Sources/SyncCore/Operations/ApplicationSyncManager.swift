@@ -162,18 +162,9 @@ public actor ApplicationSyncManager {
         guard let data = try await remote.readIfPresent(layout.formatFile) else {
             return nil
         }
-        let probe = try CodedRemote.decodeJSON(VersionProbe.self, from: data, at: layout.formatFile)
-        try VersionedFile.check(
-            layout.formatFile, format: probe.format, expected: RemoteFormatFile.formatName, version: probe.version,
-            readable: RemoteFormatFile.currentVersion
+        return try VersionedFile.decode(
+            RemoteFormatFile.self, from: data, at: layout.formatFile, expected: RemoteFormatFile.formatName, readable: RemoteFormatFile.currentVersion
         )
-        return try CodedRemote.decodeJSON(RemoteFormatFile.self, from: data, at: layout.formatFile)
-    }
-
-    /// The two fields of `format.json` every version keeps.
-    private struct VersionProbe: Decodable {
-        var format: String
-        var version: Int
     }
 
     /// Creates the hierarchy, ReadMe and codec material, then `format.json` last, exclusively where

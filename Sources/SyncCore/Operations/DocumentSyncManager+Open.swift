@@ -6,8 +6,7 @@ import RemoteProtocol
 extension DocumentSyncManager {
     /// Opens a synced document in one call: binds `database` to document `documentID` of
     /// application `applicationID` on the remote store at `url`, as client `clientID`, and
-    /// registers `tables` for sync (checking tables registered before, as
-    /// ``LocalStore/register(table:)`` does).
+    /// syncs `tables`.
     ///
     /// ```swift
     /// RemoteStoreRegistry.shared.register(FileRemoteStore.self)   // once, for each backend you link
@@ -19,8 +18,20 @@ extension DocumentSyncManager {
     ///
     /// It is ``LocalStore/init(writer:)``, ``ApplicationSyncManager/init(store:applicationID:device:encryption:logger:)``
     /// and ``init(application:documentID:localStore:documentDescription:delegate:)`` together;
-    /// build those yourself to share one ``ApplicationSyncManager`` between documents. Nothing
-    /// remote happens until the first sync, which registers the client and the document.
+    /// build those yourself to share one ``ApplicationSyncManager`` between documents. Call it once
+    /// per database and keep the manager: syncs of one manager are queued one after the other,
+    /// those of two managers of one database are not.
+    ///
+    /// In this order, so that a failure changes as little as it can:
+    /// 1. The identifiers are checked, and the backend opens its store (a folder must exist; an
+    ///    SFTP or WebDAV store connects, so this needs the remote to be reachable). A failure here
+    ///    changes nothing.
+    /// 2. RollingSync's own tables are created in the database if needed, and the database is bound
+    ///    to the document as this client (a database syncs one document as one client).
+    /// 3. The tables are registered, in one transaction (a table that cannot be synced leaves none
+    ///    of them registered). A table registered here for the first time has its existing rows
+    ///    published by the next sync, as ``LocalStore/addSyncedTable(_:)`` does; a table
+    ///    registered before is only checked. From here on every change is captured, even offline.
     ///
     /// - Parameters:
     ///   - database: the application's database (a GRDB `DatabaseQueue` or `DatabasePool`).
@@ -39,10 +50,11 @@ extension DocumentSyncManager {
     ///   - delegate: the application's decisions; `nil` takes every default.
     ///   - logger: where RollingSync logs what it does (nothing by default).
     /// - Throws: ``SyncError`` with ``SyncError/Code/invalidIdentifier`` for an identifier
-    ///   RollingSync refuses (see ``SyncIdentifier``); ``LocalStoreError`` for a table that
-    ///   cannot be synced (the database is left as it was); `RemoteStoreError` with code
+    ///   RollingSync refuses (see ``SyncIdentifier``), or ``SyncError/Code/notRegistered`` if the
+    ///   database is bound to another document or client; `RemoteStoreError` with code
     ///   `unsupported` when no backend is registered for the URL's scheme, or what the backend
-    ///   throws for its settings.
+    ///   throws for its settings or its server; ``LocalStoreError`` for a table that cannot be
+    ///   synced.
     public static func open(
         database: any DatabaseWriter,
         remote url: URL,
@@ -61,19 +73,20 @@ extension DocumentSyncManager {
         let application = try SyncIdentifier(applicationID)
         let document = try SyncIdentifier(documentID)
         let client = try SyncIdentifier(clientID)
-        let localStore = try LocalStore(writer: database)
-        try await database.write { db in
-            for table in tables {
-                _ = try LocalStore.register(table: table, in: db)
-            }
-        }
         let store = try await registry.makeStore(for: RemoteStoreConfiguration(url: url, secrets: secrets))
         let manager = ApplicationSyncManager(
             store: store, applicationID: application, device: DeviceInfo(clientID: client, description: clientDescription ?? clientID),
             encryption: encryption, logger: logger
         )
-        return try DocumentSyncManager(
-            application: manager, documentID: document, localStore: localStore, documentDescription: documentDescription, delegate: delegate
+        let documentManager = try DocumentSyncManager(
+            application: manager, documentID: document, localStore: try LocalStore(writer: database),
+            documentDescription: documentDescription, delegate: delegate
         )
+        try await database.write { db in
+            for table in tables {
+                _ = try LocalStore.addSyncedTable(table, in: db)
+            }
+        }
+        return documentManager
     }
 }

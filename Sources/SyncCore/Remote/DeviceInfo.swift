@@ -8,10 +8,12 @@ public struct DeviceInfo: Codable, Sendable, Equatable {
     public var description: String
     /// Free-form information the application attaches.
     public var userInfo: [String: String]
-    /// When the client registered with the application.
+    /// When the client registered with the application. Written to the remote only when the
+    /// client first registers (an existing record is never rewritten), so a value made at each
+    /// launch does not move it.
     public var registeredAt: Date
 
-    /// Describes a client (registering now, unless `registeredAt` says otherwise).
+    /// Describes a client; `registeredAt` defaults to the moment this value is made.
     public init(clientID: SyncIdentifier, description: String, userInfo: [String: String] = [:], registeredAt: Date = Date()) {
         self.clientID = clientID
         self.description = description

@@ -3,20 +3,20 @@ import Foundation
 /// The content of `Documents/<doc>/documentInfo.json`: what a document is and who created it.
 ///
 /// A copy is left in `Information/DeletedDocuments/<doc>.json` when a document is deleted.
-public struct DocumentInfo: Codable, Sendable, Equatable {
+package struct DocumentInfo: Codable, Sendable, Equatable {
     /// The document's identifier.
-    public var documentID: SyncIdentifier
+    package var documentID: SyncIdentifier
     /// A description for people, such as "Household budget".
-    public var description: String
+    package var description: String
     /// Free-form information the application attaches.
-    public var userInfo: [String: String]
+    package var userInfo: [String: String]
     /// The client that created the document's remote data.
-    public var createdBy: SyncIdentifier
+    package var createdBy: SyncIdentifier
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
 
     /// Describes a document.
-    public init(
+    package init(
         documentID: SyncIdentifier,
         description: String,
         userInfo: [String: String] = [:],

@@ -1,22 +1,34 @@
+import Foundation
 import RemoteProtocol
 
-/// The check every versioned JSON file of the remote layout gets (`format.json`, the wrapped key
-/// files), from its `format` and `version` fields, before anything else of it is trusted.
+/// How every versioned JSON file of the remote layout is read (`format.json`, the wrapped key
+/// files): its `format` and `version` fields are checked first, before the rest is decoded, so a
+/// file a newer RollingSync wrote with other fields is refused as newer, not as damaged.
 enum VersionedFile {
-    /// Refuses a file of another format, or of a version newer than this build reads.
-    /// - Throws: ``SyncError/Code/corruptRemoteData`` when `format` is not `expected` (the file is
-    ///   not what RollingSync wrote), ``SyncError/Code/unsupportedFormat`` when `version` is newer
-    ///   than `readable` (a newer RollingSync wrote it).
-    static func check(_ path: RemotePath, format: String, expected: String, version: Int, readable: Int) throws {
-        guard format == expected else {
-            throw SyncError(.corruptRemoteData, "\(path) names the format '\(format)', not '\(expected)'")
+    /// Decodes `data`, the content of `path`, as `type` once its format is `expected` and its
+    /// version at most `readable`.
+    /// - Throws: ``SyncError/Code/corruptRemoteData`` when the file is not JSON with those two
+    ///   fields, names another format (it is not what RollingSync wrote), or does not decode as
+    ///   `type`; ``SyncError/Code/unsupportedFormat`` when its version is newer than `readable`
+    ///   (a newer RollingSync wrote it).
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data, at path: RemotePath, expected: String, readable: Int) throws -> Value {
+        let probe = try CodedRemote.decodeJSON(Probe.self, from: data, at: path)
+        guard probe.format == expected else {
+            throw SyncError(.corruptRemoteData, "\(path) names the format '\(probe.format)', not '\(expected)'")
         }
-        guard version <= readable else {
+        guard probe.version <= readable else {
             throw SyncError(
                 .unsupportedFormat,
-                "\(path) uses version \(version) of '\(expected)', but this build of RollingSync reads versions up to "
+                "\(path) uses version \(probe.version) of '\(expected)', but this build of RollingSync reads versions up to "
                     + "\(readable); update RollingSync"
             )
         }
+        return try CodedRemote.decodeJSON(type, from: data, at: path)
+    }
+
+    /// The two fields every version of every versioned file keeps.
+    private struct Probe: Decodable {
+        var format: String
+        var version: Int
     }
 }

@@ -10,8 +10,8 @@ public struct WholeStoreUpload: Sendable, Equatable {
     /// prefer it (it is the newest); the next upload removes what is left.
     public var cleanupFailure: String?
 
-    /// How many bytes the unit's files take on the remote (compressed, and encrypted if the
-    /// application is).
+    /// How many bytes the unit's store and index take, compressed (before encryption, which adds
+    /// a little), without its small manifest.
     public var uploadedBytes: Int64 { manifest.files.values.map(\.size).reduce(0, +) }
     /// How many change sets the store contains.
     public var appliedSetCount: Int { manifest.appliedSetCount }
