@@ -5,7 +5,7 @@ import RemoteTransportSupport
 extension SFTPRemoteStore {
     /// Everything an ``SFTPRemoteStore`` needs to connect: the typed form of the
     /// `sftp://user@host:port/path` URL and its settings and secrets (see
-    /// ``init(configuration:retryPolicy:)-(RemoteStoreConfiguration,_)``, which reads that form into
+    /// ``SFTPRemoteStore/init(configuration:retryPolicy:)``, which reads that form into
     /// this one).
     ///
     /// ```swift

@@ -19,17 +19,17 @@ extension SFTPRemoteStore: RemoteStoreProvider {
     }
 
     /// Opens an ``SFTPRemoteStore`` with the default retry policy; see
-    /// ``init(configuration:retryPolicy:)-(RemoteStoreConfiguration,_)``.
+    /// ``SFTPRemoteStore/init(configuration:retryPolicy:)``.
     public static func makeStore(for configuration: RemoteStoreConfiguration) async throws -> any RemoteStore {
         try await SFTPRemoteStore(configuration: configuration)
     }
 
     /// Reads `configuration` into a ``Configuration`` (see
     /// ``Configuration/init(_:environment:)``) and opens the store with
-    /// ``init(configuration:)-(Configuration)``.
+    /// ``init(configuration:)``.
     ///
     /// - Throws: ``RemoteProtocol/RemoteStoreError``: `unsupported` for an invalid URL, setting or
-    ///   secret name; otherwise what ``init(configuration:)-(Configuration)`` throws.
+    ///   secret name; otherwise what ``init(configuration:)`` throws.
     public convenience init(configuration: RemoteStoreConfiguration, retryPolicy: RetryPolicy = RetryPolicy()) async throws {
         var typed = try Configuration(configuration)
         typed.retryPolicy = retryPolicy

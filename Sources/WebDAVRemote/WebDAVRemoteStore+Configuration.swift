@@ -6,7 +6,7 @@ import RemoteTransportSupport
 extension WebDAVRemoteStore {
     /// Where a ``WebDAVRemoteStore`` lives and how it logs in: the typed form of the
     /// `webdavs://host/path` URL and its settings and secrets (see
-    /// ``init(configuration:environment:)-(RemoteStoreConfiguration,_)``, which reads that form
+    /// ``WebDAVRemoteStore/init(configuration:environment:)``, which reads that form
     /// into this one, taking the password from the secret, a variable or a netrc file).
     ///
     /// ```swift

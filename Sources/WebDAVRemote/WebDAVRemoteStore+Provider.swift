@@ -15,18 +15,20 @@ extension WebDAVRemoteStore: RemoteStoreProvider {
         public static let password = "password"
     }
 
-    /// Opens a store with ``init(configuration:environment:)-(RemoteStoreConfiguration,_)`` and
+    /// Opens a store with ``WebDAVRemoteStore/init(configuration:environment:)`` and
     /// the process environment. No request is sent until the first call.
     public static func makeStore(for configuration: RemoteStoreConfiguration) async throws -> any RemoteStore {
         try WebDAVRemoteStore(configuration: configuration)
     }
 
     /// Reads `configuration` into a ``Configuration`` (see ``Configuration/init(_:environment:)``)
-    /// and opens the store with ``init(configuration:)-(Configuration)``. No request is sent until
+    /// and opens the store with ``init(configuration:)``. No request is sent until
     /// the first call.
     ///
-    /// - Parameter environment: where the variable named by the `password-env` setting, and the
-    ///   `HOME` of the default netrc file, are read.
+    /// - Parameters:
+    ///   - configuration: the URL, settings and secrets.
+    ///   - environment: where the variable named by the `password-env` setting, and the `HOME` of
+    ///     the default netrc file, are read.
     /// - Throws: ``RemoteStoreError`` with code `unsupported` for an unusable URL, an unknown
     ///   setting or an invalid value.
     public convenience init(
