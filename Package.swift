@@ -169,7 +169,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WebDAVRemoteTests",
-            dependencies: ["WebDAVRemote", "CurlTransport", "RemoteProtocol", "RemoteStoreConformance", "TestSupport"],
+            dependencies: ["WebDAVRemote", "CurlTransport", "RemoteProtocol", "RemoteStoreConformance", "RemoteTransportSupport", "TestSupport"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -77,7 +77,7 @@ package actor CurlConnection {
 
     /// Sets every option of `request` except its headers on the freshly reset handle.
     private func configure(_ request: HTTPRequest, transfer: CurlTransfer) throws {
-        _ = ccurl_setopt_string(handle, CURLOPT_URL, urlForNetrcLookup(request.url) ?? request.url)
+        _ = ccurl_setopt_string(handle, CURLOPT_URL, request.url)
         _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
@@ -139,7 +139,8 @@ package actor CurlConnection {
 
     /// Credentials and TLS trust. The password (or secret key) is handed to libcurl only, never to
     /// a URL. With AWS Signature V4, libcurl signs every request itself (`CURLOPT_AWS_SIGV4`, which
-    /// also selects that scheme) and no netrc file is read.
+    /// also selects that scheme). libcurl never reads a netrc file: the backends resolve their
+    /// passwords themselves (WebDAV through `RemoteTransportSupport.Netrc`).
     private func configureSecurity() {
         let authentication: Int
         switch options.authentication {
@@ -159,24 +160,10 @@ package actor CurlConnection {
         } else if let password = options.password {
             if let user = options.user { _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, user) }
             _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, password)
-        } else if options.useNetrc {
-            _ = ccurl_setopt_long(handle, CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
-            if let netrcFile = options.netrcFile { _ = ccurl_setopt_string(handle, CURLOPT_NETRC_FILE, netrcFile) }
         }
         _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         if let caFile = options.caFile { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
-    }
-
-    /// With netrc lookup and a known user, the URL with that user in it: libcurl 7.88 skips the
-    /// netrc file when CURLOPT_USERNAME is set, but looks up the password of a user named in the
-    /// URL. `nil` when the URL is used as it is.
-    private func urlForNetrcLookup(_ url: String) -> String? {
-        guard options.password == nil, options.useNetrc, let user = options.user,
-            let encodedUser = user.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed),
-            let schemeEnd = url.range(of: "://")
-        else { return nil }
-        return url.replacingCharacters(in: schemeEnd, with: "://\(encodedUser)@")
     }
 
     /// True when libcurl signs the requests (AWS Signature V4).

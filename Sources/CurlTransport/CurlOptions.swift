@@ -16,16 +16,6 @@ package struct CurlOptions: Sendable, CustomStringConvertible {
         /// ``user`` is the access key id, ``password`` the secret access key.
         case awsSigV4(provider: String, region: String, service: String)
 
-        /// Parses the names the WebDAV settings accept (`basic`, `digest`, `any`).
-        package init?(rawValue: String) {
-            switch rawValue {
-            case "basic": self = .basic
-            case "digest": self = .digest
-            case "any": self = .any
-            default: return nil
-            }
-        }
-
         /// The scheme's name as settings spell it (`aws-sigv4` for the signature).
         package var rawValue: String {
             switch self {
@@ -40,16 +30,12 @@ package struct CurlOptions: Sendable, CustomStringConvertible {
     /// The kind of server, in messages and thread names (`WebDAV`, `S3`).
     package var serverKind = "WebDAV"
     /// The user name (the access key id for ``Authentication/awsSigV4(provider:region:service:)``),
-    /// or `nil` for no authentication (or one from the netrc file).
+    /// or `nil` for no authentication.
     package var user: String?
     /// The password or secret access key; never printed.
     package var password: String?
     /// The authentication schemes allowed.
     package var authentication: Authentication = .basic
-    /// Look credentials up in a netrc file when no password is configured.
-    package var useNetrc = true
-    /// The netrc file to read; `nil` means libcurl's default, `~/.netrc`.
-    package var netrcFile: String?
     /// A PEM file of certificate authorities to trust instead of the system's.
     package var caFile: String?
     /// How long establishing a connection (TCP and TLS) may take.
@@ -67,7 +53,7 @@ package struct CurlOptions: Sendable, CustomStringConvertible {
     /// Every setting except the password, which shows as `<redacted>` when set.
     package var description: String {
         "user=\(user ?? "-") password=\(password == nil ? "-" : "<redacted>") auth=\(authentication.rawValue) "
-            + "netrc=\(useNetrc ? (netrcFile ?? "~/.netrc") : "off") ca-file=\(caFile ?? "system") "
+            + "ca-file=\(caFile ?? "system") "
             + "connect-timeout=\(connectTimeout) low-speed=\(lowSpeedLimit)B/s for \(lowSpeedTime)"
     }
 }

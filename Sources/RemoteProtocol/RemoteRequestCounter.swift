@@ -6,7 +6,7 @@ import Synchronization
 /// A backend reports each request it sends with ``record(_:)``, from the task that made the store
 /// call (the counter in scope is a task-local value, inherited by child tasks and by code running
 /// on the backend's own executors within that task). A caller measures a call with
-/// ``measure(_:)``:
+/// ``measure(isolation:_:)``:
 ///
 /// ```swift
 /// let (outcome, requests) = await RemoteRequestCounter.measure { try await store.list(directory) }
@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 ///
 /// Measurements nest: a request is counted by every counter in scope. A backend that reports
-/// nothing leaves the measurement `nil` (``CountingRemoteStore`` in SyncCore then counts the call
+/// nothing leaves the measurement `nil` (`CountingRemoteStore` in SyncCore then counts the call
 /// as one request).
 public final class RemoteRequestCounter: Sendable {
     @TaskLocal private static var current: RemoteRequestCounter?

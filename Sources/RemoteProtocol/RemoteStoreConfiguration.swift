@@ -6,7 +6,7 @@ import Foundation
 /// Settings are backend-specific string values (for example `known-hosts` or `identity-file` for
 /// SFTP, `user` or `ca-file` for WebDAV); each backend documents the keys it reads. Secrets
 /// (passwords, passphrases) go in ``secrets`` only, never in the URL:
-/// ``RemoteStoreRegistry/makeStore(for:)`` refuses a URL with a password in it.
+/// ``RemoteStoreRegistry/makeStore(for:)-(RemoteStoreConfiguration)`` refuses a URL with a password in it.
 public struct RemoteStoreConfiguration: Sendable, CustomStringConvertible {
     /// The store's location, such as `file:///srv/sync` or `sftp://alice@host:22/sync`.
     public var url: URL

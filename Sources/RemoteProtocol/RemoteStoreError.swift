@@ -101,6 +101,8 @@ public struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
     ///   - path: the remote path concerned.
     ///   - message: an explanation for people; must not contain secrets. Defaults to the code.
     ///   - underlying: the lower layer's error.
+    ///   - fileID: where the error was made, for ``location``; leave the default.
+    ///   - line: the line where the error was made, for ``location``; leave the default.
     public init(
         _ code: Code,
         path: RemotePath? = nil,

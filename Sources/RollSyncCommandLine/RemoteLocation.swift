@@ -56,9 +56,9 @@ struct RemoteLocation: Sendable {
     func open(registry: RemoteStoreRegistry, environment: [String: String]) async throws -> any RemoteStore {
         var backendSettings = settings
         let variable = backendSettings.removeValue(forKey: Self.passwordVariableSetting)
-        let secrets = try RemotePasswordSource(url: url, passwordVariable: variable, environment: environment)
-            .secrets(settings: &backendSettings)
         do {
+            let secrets = try RemotePasswordSource(url: url, passwordVariable: variable, environment: environment)
+                .secrets(settings: backendSettings)
             return try await registry.makeStore(for: RemoteStoreConfiguration(url: url, settings: backendSettings, secrets: secrets))
         } catch let error as RemoteStoreError where error.code == .unsupported {
             throw CommandLineError(.usage, error.message, hint: "registered URL schemes: \(registry.schemes.joined(separator: ", "))")

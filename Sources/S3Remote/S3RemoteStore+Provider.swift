@@ -6,6 +6,15 @@ extension S3RemoteStore: RemoteStoreProvider {
     /// `s3`.
     public static let urlSchemes: Set<String> = ["s3"]
 
+    /// The names of the secrets an S3 store reads from
+    /// ``RemoteProtocol/RemoteStoreConfiguration/secrets``, with the `access-key-id` setting.
+    public enum SecretName {
+        /// `secret-access-key`: the secret of the `access-key-id` setting's key.
+        public static let secretAccessKey = "secret-access-key"
+        /// `session-token`: the session token of temporary credentials.
+        public static let sessionToken = "session-token"
+    }
+
     /// Every key of the URL's query and of ``RemoteProtocol/RemoteStoreConfiguration/settings``.
     static let knownSettings: Set<String> = [
         "endpoint", "region", "style", "profile", "allow-insecure-http", "access-key-id", "ca-file", "connections", "retries",
@@ -24,7 +33,7 @@ extension S3RemoteStore: RemoteStoreProvider {
     /// (settings win): `endpoint`, `region`, `style` (`auto`, `path`, `virtual`), `profile`,
     /// `allow-insecure-http` (`yes`/`no`), `ca-file`, `connections`, `retries`, `part-size` and
     /// `multipart-threshold` (bytes), `connect-timeout` and `low-speed-time` (seconds), and
-    /// `access-key-id` with the secrets `secret-access-key` and `session-token` for keys an
+    /// `access-key-id` with the secrets ``SecretName`` (`secret-access-key`, `session-token`) for keys an
     /// application supplies itself. Otherwise credentials come from the environment and the AWS
     /// shared files (``Configuration/CredentialsSource/standard``).
     ///
@@ -85,10 +94,16 @@ extension S3RemoteStore.Configuration {
             allowInsecureHTTP = ["yes", "true"].contains(text.lowercased())
         }
         if let id = settings["access-key-id"] {
-            guard let secret = configuration.secrets["secret-access-key"] else {
-                throw RemoteStoreError(.unsupported, message: "the setting access-key-id needs the secret secret-access-key")
+            guard let secret = configuration.secrets[S3RemoteStore.SecretName.secretAccessKey] else {
+                throw RemoteStoreError(
+                    .unsupported, message: "the setting access-key-id needs the secret \(S3RemoteStore.SecretName.secretAccessKey)"
+                )
             }
-            credentials = .keys(S3Credentials(accessKeyID: id, secretAccessKey: secret, sessionToken: configuration.secrets["session-token"]))
+            credentials = .keys(
+                S3Credentials(
+                    accessKeyID: id, secretAccessKey: secret, sessionToken: configuration.secrets[S3RemoteStore.SecretName.sessionToken]
+                )
+            )
         } else if let profile = settings["profile"] {
             credentials = .profile(profile)
         }

@@ -5,17 +5,23 @@ import RemoteTransportSupport
 /// A ``RemoteProtocol/RemoteStore`` on an SFTP server, through libssh2: `sftp://user@host:port/path`.
 ///
 /// ```swift
-/// let store = try await SFTPRemoteStore(configuration: RemoteStoreConfiguration(
+/// var configuration = SFTPRemoteStore.Configuration(host: "sync.example.com", user: "alice", root: .absolute("/srv/rollsync"))
+/// configuration.identityFile = "~/.ssh/id_ed25519"
+/// configuration.passphrase = keyPassphrase
+/// let store = try await SFTPRemoteStore(configuration: configuration)
+///
+/// // The same from a URL, settings and secrets (what the registry does):
+/// let sameStore = try await SFTPRemoteStore(configuration: RemoteStoreConfiguration(
 ///     url: URL(string: "sftp://alice@sync.example.com/srv/rollsync")!,
 ///     settings: ["identity-file": "~/.ssh/id_ed25519"],
-///     secrets: ["passphrase": keyPassphrase]))
+///     secrets: [SFTPRemoteStore.SecretName.passphrase: keyPassphrase]))
 /// ```
 ///
 /// - **URL**: the path is absolute on the server; `/~/path`, or no path, is relative to the login
 ///   directory. The root directory is created (with its parents) when the store opens.
-/// - **Settings and secrets**: see `Docs/Backends/SFTP.md` (`identity-file`, `known-hosts`,
-///   `host-key-fingerprint`, `trust-on-first-use`, `ssh-agent`, `timeout`, `keepalive-interval`,
-///   `connections`; secrets `password` and `passphrase`).
+/// - **Settings and secrets**: ``Configuration``; in the URL form see `Docs/Backends/SFTP.md`
+///   (`identity-file`, `known-hosts`, `host-key-fingerprint`, `trust-on-first-use`, `ssh-agent`,
+///   `timeout`, `keepalive-interval`, `connections`; secrets ``SecretName``).
 /// - **Host keys** are verified before any credential is sent: against `host-key-fingerprint`
 ///   when set, else the `known_hosts` file. An unknown host throws `hostKeyUnknown` (the message
 ///   prints the fingerprint and how to trust it); a changed key always throws `hostKeyMismatch`.
@@ -39,28 +45,32 @@ public final class SFTPRemoteStore: RemoteStore {
         exclusiveCreate: true
     )
 
-    /// How calls that failed because the connection dropped or timed out are retried.
-    public let retryPolicy: RetryPolicy
-
-    /// Where the store is, for messages.
-    public let url: URL
+    /// The configuration the store was opened with, checked: the fingerprint normalised, `~/`
+    /// expanded.
+    public let configuration: Configuration
 
     private let pool: SFTPConnectionPool
 
-    /// Connects to the server of `configuration.url`, verifies its host key, logs in, and creates
-    /// the root directory if it is missing.
+    /// Connects to the server of `configuration`, verifies its host key, logs in, and creates the
+    /// root directory if it is missing.
     ///
-    /// - Throws: ``RemoteProtocol/RemoteStoreError``: `unsupported` for an invalid URL, setting or
-    ///   secret name; `hostKeyUnknown`, `hostKeyMismatch`, `authenticationFailed`; `unavailable` or
-    ///   `timedOut` if the server cannot be reached (after the retries of `retryPolicy`);
-    ///   `alreadyExists`/`notADirectory` if a file is in the way of the root directory.
-    public init(configuration: RemoteStoreConfiguration, retryPolicy: RetryPolicy = RetryPolicy()) async throws {
-        let settings = try SFTPStoreSettings(configuration)
-        self.retryPolicy = retryPolicy
-        self.url = configuration.url
-        self.pool = SFTPConnectionPool(settings: settings)
+    /// - Throws: ``RemoteProtocol/RemoteStoreError``: `unsupported` for an invalid configuration
+    ///   (see ``Configuration``); `hostKeyUnknown`, `hostKeyMismatch`, `authenticationFailed`;
+    ///   `unavailable` or `timedOut` if the server cannot be reached (after the retries of
+    ///   ``Configuration/retryPolicy``); `alreadyExists`/`notADirectory` if a file is in the way
+    ///   of the root directory.
+    public init(configuration: Configuration) async throws {
+        self.configuration = try configuration.validated(environment: ProcessInfo.processInfo.environment)
+        self.pool = SFTPConnectionPool(configuration: self.configuration)
         try await withConnection { try await $0.createDirectory(.root) }
     }
+
+    /// How calls that failed because the connection dropped or timed out are retried.
+    public var retryPolicy: RetryPolicy { configuration.retryPolicy }
+
+    /// Where the store is, as an `sftp://user@host:port/path` URL (`/~/path` for a root in the
+    /// login directory), for messages.
+    public var url: URL { configuration.url }
 
     public func exists(_ path: RemotePath) async throws -> RemoteItem? {
         if path.isRoot { return RemoteItem(path: .root, kind: .directory) }

@@ -4,12 +4,13 @@ import RemoteProtocol
 
 /// A ``RemoteStore`` on a WebDAV server (RFC 4918), spoken through libcurl.
 ///
-/// Open it from a URL such as `webdavs://dav.example.com/sync/app` (HTTPS) or
-/// `webdav://127.0.0.1:8080/dav` (plain HTTP); `https://` and `http://` are accepted as well when
-/// the store is created directly. The URL's path is the store's root collection, which must exist.
-/// Settings and secrets are described in the backend's documentation (`Docs/Backends/WebDAV.md`):
-/// `user`, `auth` (basic/digest/any), `password-env`, `netrc`, `netrc-file`, `ca-file`, timeouts,
-/// `retries`, `connections`; the password is the secret `password`.
+/// Open it with a ``Configuration``, or from a URL such as `webdavs://dav.example.com/sync/app`
+/// (HTTPS) or `webdav://127.0.0.1:8080/dav` (plain HTTP); `https://` and `http://` are accepted as
+/// well when the store is created directly. The URL's path is the store's root collection, which
+/// must exist. The URL form's settings and secrets are described in the backend's documentation
+/// (`Docs/Backends/WebDAV.md`): `user`, `auth` (basic/digest/any), `password-env`, `netrc`,
+/// `netrc-file`, `ca-file`, timeouts, `retries`, `connections`; the password is the secret
+/// ``SecretName/password``.
 ///
 /// How the contract maps onto WebDAV:
 /// - ``exists(_:)`` is a `PROPFIND` with `Depth: 0`, ``list(_:)`` one with `Depth: 1`, both with an
@@ -57,17 +58,23 @@ public final class WebDAVRemoteStore: RemoteStore {
         """.utf8
     )
 
+    /// The configuration the store was opened with.
+    public let configuration: Configuration
+
     /// Opens a store for `configuration.url` (`webdav`, `webdavs`, `http` or `https`). No request
     /// is sent until the first call.
     ///
-    /// - Parameter environment: where the variable named by the `password-env` setting is read.
-    /// - Throws: ``RemoteStoreError`` with code `unsupported` for an unusable URL, an unknown
-    ///   setting or an invalid value.
-    public init(
-        configuration: RemoteStoreConfiguration,
-        environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws {
-        client = WebDAVClient(settings: try WebDAVSettings(configuration, environment: environment))
+    /// - Throws: ``RemoteStoreError`` with code `unsupported` for an unusable URL or an invalid
+    ///   value (see ``Configuration``).
+    public init(configuration: Configuration) throws {
+        try configuration.validate()
+        self.configuration = configuration
+        client = WebDAVClient(
+            endpoint: try WebDAVEndpoint(url: configuration.url),
+            options: configuration.curlOptions,
+            connectionCount: configuration.connectionCount,
+            retryPolicy: configuration.retryPolicy
+        )
     }
 
     /// How many HTTP requests this store has sent since it was opened, counting every retry and

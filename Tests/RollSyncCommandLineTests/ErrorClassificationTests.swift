@@ -9,7 +9,7 @@ import Testing
 /// that creates an error is part of its ``RemoteStoreError/location``).
 struct ErrorClassificationTests {
     private static let sftpFile = "SFTPRemote/SSHAuthenticator.swift"
-    private static let webDAVFile = "WebDAVRemote/RemoteStoreError+HTTPStatus.swift"
+    private static let webDAVFile = "WebDAVRemote/RemoteStoreError+WebDAV.swift"
 
     private func classify(_ error: any Error) throws -> CommandLineError {
         try #require(CommandLineError(classifying: error))

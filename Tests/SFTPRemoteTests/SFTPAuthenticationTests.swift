@@ -107,6 +107,23 @@ struct SFTPAuthenticationTests {
         await store.close()
     }
 
+    @Test func typedConfigurationOpensTheStore() async throws {
+        let server = try SFTPTestServer.current()
+        let url = server.uniqueURL()
+        var configuration = SFTPRemoteStore.Configuration(
+            host: server.host, port: server.port, user: "root", root: .absolute(url.path(percentEncoded: false)),
+            identityFile: server.identityFile
+        )
+        configuration.hostKeyFingerprint = server.hostFingerprint
+        configuration.sshAgent = .none
+        let store = try await SFTPRemoteStore(configuration: configuration)
+        try await store.write(Data("typed".utf8), to: "typed.txt")
+        #expect(try await store.read("typed.txt") == Data("typed".utf8))
+        #expect(store.url.path(percentEncoded: false) == url.path(percentEncoded: false))
+        await store.close()
+        try? FileManager.default.removeItem(at: server.localFolder(of: url))
+    }
+
     /// Needs the password account that sshd.sh creates when it runs as root (always in CI).
     @Test(.enabled(if: SFTPTestServer.hasPasswordAccount, "sshd.sh could not create the password account (it must run as root)"))
     func passwordLogsInAndAWrongPasswordFails() async throws {

@@ -88,4 +88,54 @@ struct SFTPStoreConfigurationTests {
         registry.register(SFTPRemoteStore.self)
         #expect(registry.schemes == ["sftp"])
     }
+
+    @Test func urlSettingsAndSecretsReadIntoTheTypedConfiguration() throws {
+        let configuration = try SFTPRemoteStore.Configuration(
+            RemoteStoreConfiguration(
+                url: URL(string: "sftp://alice@[::1]:2222/~/sync/")!,
+                settings: ["known-hosts": "/etc/ssh/known", "ssh-agent": "false", "connections": "2", "timeout": "1.5"],
+                secrets: [SFTPRemoteStore.SecretName.password: "pw", SFTPRemoteStore.SecretName.passphrase: "phrase"]
+            ),
+            environment: ["USER": "nobody"]
+        )
+        #expect(configuration.host == "::1" && configuration.port == 2222 && configuration.user == "alice")
+        #expect(configuration.root == .home("sync"))
+        #expect(configuration.knownHostsFile == "/etc/ssh/known" && configuration.sshAgent == SFTPRemoteStore.Configuration.SSHAgent.none)
+        #expect(configuration.connectionCount == 2 && configuration.timeout == .milliseconds(1500))
+        #expect(configuration.password == "pw" && configuration.passphrase == "phrase")
+
+        let defaults = try SFTPRemoteStore.Configuration(
+            RemoteStoreConfiguration(url: URL(string: "sftp://host/srv/sync")!),
+            environment: ["USER": "bob", "SSH_AUTH_SOCK": "/tmp/agent"]
+        )
+        #expect(defaults.user == "bob" && defaults.root == .absolute("/srv/sync") && defaults.sshAgent == .standard)
+        #expect(defaults.knownHostsFile == "~/.ssh/known_hosts" && defaults.connectionCount == 4)
+    }
+
+    @Test func typedConfigurationPrintsNoSecret() {
+        var configuration = SFTPRemoteStore.Configuration(
+            host: "sync.example.com", user: "alice", root: .absolute("/srv/sync"), password: "hunter2-password"
+        )
+        configuration.passphrase = "hunter2-passphrase"
+        let text = "\(configuration)"
+        #expect(text.contains("sftp://alice@sync.example.com/srv/sync"))
+        #expect(text.contains("password=<redacted>") && text.contains("passphrase=<redacted>"))
+        #expect(!text.contains("hunter2"))
+    }
+
+    @Test func invalidTypedConfigurationIsRefusedBeforeConnecting() async {
+        let changes: [(String, (inout SFTPRemoteStore.Configuration) -> Void)] = [
+            ("connection count", { $0.connectionCount = 0 }),
+            ("port", { $0.port = 0 }),
+            ("timeout", { $0.timeout = .zero }),
+            ("host-key-fingerprint", { $0.hostKeyFingerprint = "MD5:aa:bb" }),
+        ]
+        for (name, change) in changes {
+            var configuration = SFTPRemoteStore.Configuration(host: "127.0.0.1", port: 1, user: "alice")
+            change(&configuration)
+            let error = await #expect(throws: RemoteStoreError.self) { try await SFTPRemoteStore(configuration: configuration) }
+            #expect(error?.code == .unsupported)
+            #expect(error?.message.contains(name) == true)
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 import Testing
 import WebDAVRemote
 
@@ -67,6 +68,46 @@ struct WebDAVAuthenticationTests {
         let store = try WebDAVRemoteStore(configuration: configuration)
         #expect(try await store.list(.root).isEmpty)
         await store.close()
+    }
+
+    @Test func typedConfigurationOpensTheStore() async throws {
+        let configuration = try await WebDAVTestServer.apache.freshConfiguration()
+        let (user, password) = try WebDAVTestServer.credentials()
+        var typed = WebDAVRemoteStore.Configuration(url: configuration.url, user: user, password: password)
+        typed.retryPolicy = RetryPolicy(maximumAttempts: 2)
+        let store = try WebDAVRemoteStore(configuration: typed)
+        try await store.write(Data("typed".utf8), to: "typed.txt")
+        #expect(try await store.read("typed.txt") == Data("typed".utf8))
+        await store.close()
+    }
+
+    @Test func passwordComesFromTheSecretThenTheVariableThenNetrcUnlessOff() throws {
+        let netrc = try LocalScratchFile()
+        defer { netrc.remove() }
+        try Data("machine dav.example.com login alice password from-netrc\n".utf8).write(to: netrc.url)
+        let url = URL(string: "webdavs://dav.example.com/sync")!
+        func read(_ settings: [String: String], secrets: [String: String] = [:]) throws -> WebDAVRemoteStore.Configuration {
+            try WebDAVRemoteStore.Configuration(
+                RemoteStoreConfiguration(url: url, settings: settings.merging(["netrc-file": netrc.url.path]) { $1 }, secrets: secrets),
+                environment: ["DAV_SECRET": "from-variable"]
+            )
+        }
+        let fromNetrc = try read([:])
+        #expect(fromNetrc.user == "alice" && fromNetrc.password == "from-netrc")
+        #expect(try read(["user": "bob"]).password == nil)
+        #expect(try read(["netrc": "off"]).password == nil)
+        #expect(try read(["password-env": "DAV_SECRET"]).password == "from-variable")
+        #expect(try read(["password-env": "DAV_SECRET"], secrets: [WebDAVRemoteStore.SecretName.password: "from-secret"]).password == "from-secret")
+    }
+
+    @Test func invalidTypedConfigurationIsRefusedAndItsDescriptionHidesThePassword() {
+        var configuration = WebDAVRemoteStore.Configuration(url: URL(string: "webdavs://dav.example.com/sync")!, user: "alice", password: "hunter2-secret")
+        #expect("\(configuration)".contains("password=<redacted>") && !"\(configuration)".contains("hunter2"))
+        configuration.connectionCount = 0
+        #expect(throws: RemoteStoreError.self) { _ = try WebDAVRemoteStore(configuration: configuration) }
+        configuration.connectionCount = 1
+        configuration.url = URL(string: "ftp://dav.example.com/")!
+        #expect(throws: RemoteStoreError.self) { _ = try WebDAVRemoteStore(configuration: configuration) }
     }
 
     @Test func settingsAreCheckedAndDescriptionsHideThePassword() throws {

@@ -33,7 +33,6 @@ final class S3Client: Sendable {
         options.authentication = .awsSigV4(provider: "aws:amz", region: settings.region, service: "s3")
         options.user = settings.credentials.accessKeyID
         options.password = settings.credentials.secretAccessKey
-        options.useNetrc = false
         options.caFile = configuration.caFile
         options.connectTimeout = configuration.connectTimeout
         options.lowSpeedTime = configuration.lowSpeedTime

@@ -1,20 +1,12 @@
 import Foundation
 import RemoteProtocol
 
-/// Opening a ``FileRemoteStore`` from a URL, and its place in ``RemoteStoreRegistry``.
+/// A ``FileRemoteStore``'s whole configuration is its root folder, a `file:` URL: this is where the
+/// rules for that URL live (``init(root:)`` and the provider both read it through here).
 ///
 /// The accepted form is `file:///absolute/path` (or `file://localhost/absolute/path`), with
-/// percent-encoding for special characters (`file:///srv/my%20sync`). The store reads no settings
-/// and no secrets from its ``RemoteStoreConfiguration``.
-extension FileRemoteStore: RemoteStoreProvider {
-    /// `file`.
-    public static let urlSchemes: Set<String> = ["file"]
-
-    /// Opens the folder of `configuration.url`; see ``init(root:)`` for the rules and errors.
-    public static func makeStore(for configuration: RemoteStoreConfiguration) async throws -> any RemoteStore {
-        try FileRemoteStore(root: configuration.url)
-    }
-
+/// percent-encoding for special characters (`file:///srv/my%20sync`).
+extension FileRemoteStore {
     /// The absolute, percent-decoded folder path of a `file:` URL.
     ///
     /// - Throws: ``RemoteStoreError/Code/unsupported`` naming what is wrong: another scheme, a

@@ -55,18 +55,18 @@ struct HostKeyVerifier {
         }
     }
 
-    let settings: SFTPStoreSettings
+    let configuration: SFTPRemoteStore.Configuration
 
     /// Verifies the host key of the session that just completed its handshake.
     /// - Throws: ``RemoteProtocol/RemoteStoreError`` with code `hostKeyUnknown`, `hostKeyMismatch`,
     ///   `localFile` (the known_hosts file cannot be read or written) or `invalidResponse`.
     func verify(session: OpaquePointer) throws {
         let key = try Self.presentedKey(of: session)
-        if let pinned = settings.pinnedFingerprint {
+        if let pinned = configuration.hostKeyFingerprint {
             guard key.fingerprint == pinned else {
                 throw RemoteStoreError(
                     .hostKeyMismatch,
-                    message: "the host key of \(settings.knownHostsName) is \(key.algorithmName) \(key.fingerprint), "
+                    message: "the host key of \(configuration.knownHostsName) is \(key.algorithmName) \(key.fingerprint), "
                         + "not the pinned \(pinned): someone may be intercepting the connection, or the server's key "
                         + "changed. Update 'host-key-fingerprint' only after checking the new key on the server "
                         + "(ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub)."
@@ -80,26 +80,26 @@ struct HostKeyVerifier {
         case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
             throw RemoteStoreError(
                 .hostKeyMismatch,
-                message: "the host key of \(settings.knownHostsName) (\(key.algorithmName) \(key.fingerprint)) differs "
-                    + "from the one recorded in \(settings.knownHostsFile): someone may be intercepting the connection, "
+                message: "the host key of \(configuration.knownHostsName) (\(key.algorithmName) \(key.fingerprint)) differs "
+                    + "from the one recorded in \(configuration.knownHostsFile): someone may be intercepting the connection, "
                     + "or the server's key changed. If the change is expected, remove the old entry with "
-                    + "`ssh-keygen -R '\(settings.knownHostsName)' -f \(settings.knownHostsFile)` and trust the new key."
+                    + "`ssh-keygen -R '\(configuration.knownHostsName)' -f \(configuration.knownHostsFile)` and trust the new key."
             )
-        case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND where settings.trustOnFirstUse:
+        case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND where configuration.trustOnFirstUse:
             try record(key)
         case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
             throw RemoteStoreError(
                 .hostKeyUnknown,
-                message: "the host key of \(settings.knownHostsName) is not known: \(key.algorithmName) \(key.fingerprint). "
+                message: "the host key of \(configuration.knownHostsName) is not known: \(key.algorithmName) \(key.fingerprint). "
                     + "Check this fingerprint on the server (ssh-keygen -lf /etc/ssh/ssh_host_*_key.pub), then trust it "
                     + "by setting 'host-key-fingerprint' to \(key.fingerprint), by adding the host to "
-                    + "\(settings.knownHostsFile) (ssh-keyscan -p \(settings.port) \(settings.host) >> \(settings.knownHostsFile)), "
+                    + "\(configuration.knownHostsFile) (ssh-keyscan -p \(configuration.port) \(configuration.host) >> \(configuration.knownHostsFile)), "
                     + "or by connecting once with 'trust-on-first-use' set to true."
             )
         default:
             throw RemoteStoreError(
                 .invalidResponse,
-                message: "cannot check the host key of \(settings.knownHostsName) against \(settings.knownHostsFile)"
+                message: "cannot check the host key of \(configuration.knownHostsName) against \(configuration.knownHostsFile)"
             )
         }
     }
@@ -132,14 +132,14 @@ struct HostKeyVerifier {
         let typeMask = LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | key.knownHostKeyMask
         return key.blob.withUnsafeBufferPointer { blob in
             blob.withMemoryRebound(to: CChar.self) { chars in
-                libssh2_knownhost_checkp(hosts, settings.host, Int32(settings.port), chars.baseAddress, blob.count, typeMask, nil)
+                libssh2_knownhost_checkp(hosts, configuration.host, Int32(configuration.port), chars.baseAddress, blob.count, typeMask, nil)
             }
         }
     }
 
     /// The file's lines; none if the file does not exist yet.
     private func knownHostsLines() throws -> [String] {
-        let path = settings.knownHostsFile
+        let path = configuration.knownHostsFile
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         do {
             let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -151,7 +151,7 @@ struct HostKeyVerifier {
 
     /// Appends the key to the known_hosts file, creating the file (mode 0600) and its folder if needed.
     private func record(_ key: PresentedKey) throws {
-        let url = URL(fileURLWithPath: settings.knownHostsFile)
+        let url = URL(fileURLWithPath: configuration.knownHostsFile)
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             if !FileManager.default.fileExists(atPath: url.path) {
@@ -159,7 +159,7 @@ struct HostKeyVerifier {
             }
             let handle = try FileHandle(forUpdating: url)
             defer { try? handle.close() }
-            var line = key.knownHostsLine(for: settings.knownHostsName)
+            var line = key.knownHostsLine(for: configuration.knownHostsName)
             let end = try handle.seekToEnd()
             if end > 0 {
                 try handle.seek(toOffset: end - 1)

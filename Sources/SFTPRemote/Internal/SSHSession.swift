@@ -29,11 +29,11 @@ final class SSHSession {
     /// definite answer of the server is `authenticationFailed` (see ``SSHConnectionCheck``).
     /// - Throws: ``RemoteProtocol/RemoteStoreError`` (`unavailable`, `timedOut`, `hostKeyUnknown`,
     ///   `hostKeyMismatch`, `authenticationFailed`…).
-    init(settings: SFTPStoreSettings) throws {
+    init(configuration: SFTPRemoteStore.Configuration) throws {
         guard libssh2InitResult == 0 else {
             throw RemoteStoreError(.unknown, message: "libssh2 could not be initialised (libssh2_init returned \(libssh2InitResult))")
         }
-        socket = try TCPSocket(host: settings.host, port: settings.port, timeout: settings.timeout)
+        socket = try TCPSocket(host: configuration.host, port: configuration.port, timeout: configuration.timeout)
         guard let session = clibssh2_session_init() else {
             throw RemoteStoreError(.unknown, message: "libssh2 cannot allocate a session")
         }
@@ -41,8 +41,8 @@ final class SSHSession {
         disconnectRecord.initialize(to: clibssh2_disconnect_record())
         clibssh2_record_disconnects(session, disconnectRecord)
         libssh2_session_set_blocking(session, 1)
-        libssh2_session_set_timeout(session, Self.libssh2Timeout(for: settings.timeout))
-        let check = SSHConnectionCheck(session: session, socket: socket, disconnect: disconnectRecord, settings: settings)
+        libssh2_session_set_timeout(session, Self.libssh2Timeout(for: configuration.timeout))
+        let check = SSHConnectionCheck(session: session, socket: socket, disconnect: disconnectRecord, configuration: configuration)
         do {
             let started = ContinuousClock.now
             let rc = libssh2_session_handshake(session, socket.descriptor)
@@ -51,11 +51,11 @@ final class SSHSession {
                     throw error
                 }
                 throw Self.failure(of: session).remoteStoreError(
-                    "the SSH handshake with \(settings.knownHostsName) failed (is it an SSH server?)", path: nil
+                    "the SSH handshake with \(configuration.knownHostsName) failed (is it an SSH server?)", path: nil
                 )
             }
-            try HostKeyVerifier(settings: settings).verify(session: session)
-            try SSHAuthenticator(settings: settings, check: check).authenticate(session: session)
+            try HostKeyVerifier(configuration: configuration).verify(session: session)
+            try SSHAuthenticator(configuration: configuration, check: check).authenticate(session: session)
             let sftpStarted = ContinuousClock.now
             guard let sftp = libssh2_sftp_init(session) else {
                 let rc = libssh2_session_last_errno(session)
@@ -63,7 +63,7 @@ final class SSHSession {
                     throw error
                 }
                 throw Self.failure(of: session).remoteStoreError(
-                    "\(settings.knownHostsName) refused the SFTP subsystem", path: nil
+                    "\(configuration.knownHostsName) refused the SFTP subsystem", path: nil
                 )
             }
             self.sftp = sftp
@@ -74,8 +74,8 @@ final class SSHSession {
             throw error
         }
         self.session = session
-        libssh2_keepalive_config(session, 0, UInt32(clamping: settings.keepaliveInterval.wholeMilliseconds / 1000))
-        rootPath = try resolveRoot(settings.root)
+        libssh2_keepalive_config(session, 0, UInt32(clamping: configuration.keepaliveInterval.wholeMilliseconds / 1000))
+        rootPath = try resolveRoot(configuration.root)
     }
 
     deinit {
@@ -116,7 +116,7 @@ final class SSHSession {
     }
 
     /// Turns the URL's root into an absolute path, resolving the login directory with realpath.
-    private func resolveRoot(_ root: SFTPStoreSettings.RootLocation) throws -> String {
+    private func resolveRoot(_ root: SFTPRemoteStore.Configuration.Root) throws -> String {
         switch root {
         case .absolute(let path):
             return path

@@ -52,12 +52,12 @@ struct SSHConnectionCheck {
     let session: OpaquePointer
     let socket: TCPSocket
     let disconnect: UnsafeMutablePointer<clibssh2_disconnect_record>
-    let settings: SFTPStoreSettings
+    let configuration: SFTPRemoteStore.Configuration
 
     /// Judges a call of `phase` that returned `rc` after waiting `elapsed`.
     func verdict(rc: Int32, elapsed: Duration, during phase: Phase) -> Verdict {
         let failure = SSHSession.failure(of: session)
-        let server = "the SSH server \(settings.knownHostsName)"
+        let server = "the SSH server \(configuration.knownHostsName)"
         if disconnect.pointee.received != 0 {
             let reason = disconnect.pointee.reason
             let text = withUnsafeBytes(of: disconnect.pointee.message) { bytes in
@@ -76,7 +76,7 @@ struct SSHConnectionCheck {
         if Self.timeoutCodes.contains(rc) || Self.timeoutCodes.contains(failure.code) {
             return .connectionFailed(RemoteStoreError(
                 .timedOut,
-                message: "\(server) did not answer within \(settings.timeout) during \(phase.rawValue)", underlying: failure
+                message: "\(server) did not answer within \(configuration.timeout) during \(phase.rawValue)", underlying: failure
             ))
         }
         switch socket.peerState() {

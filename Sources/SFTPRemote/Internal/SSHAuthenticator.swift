@@ -18,13 +18,13 @@ import RemoteProtocol
 /// restarting) or stayed silent — which libssh2 1.10 reports as a refused key too — from a real
 /// refusal, and throws `unavailable` or `timedOut` (retryable) for those.
 struct SSHAuthenticator {
-    let settings: SFTPStoreSettings
+    let configuration: SFTPRemoteStore.Configuration
     /// Judges failed calls: did the connection fail, or did the server answer?
     let check: SSHConnectionCheck
 
-    /// Authenticates `settings.user` on `session`.
+    /// Authenticates `configuration.user` on `session`.
     func authenticate(session: OpaquePointer) throws {
-        let user = settings.user
+        let user = configuration.user
         let offered: Set<String>
         let started = ContinuousClock.now
         if let list = libssh2_userauth_list(session, user, UInt32(user.utf8.count)) {
@@ -43,7 +43,7 @@ struct SSHAuthenticator {
                 if try tryKeyFile(keyFile, session: session, attempts: &attempts, notes: &notes) { return }
             }
         }
-        if let password = settings.password, offered.contains("password") {
+        if let password = configuration.password, offered.contains("password") {
             let started = ContinuousClock.now
             let rc = libssh2_userauth_password_ex(
                 session, user, UInt32(user.utf8.count), password, UInt32(password.utf8.count), nil
@@ -52,7 +52,7 @@ struct SSHAuthenticator {
             try rethrowConnectionFailure(rc, since: started)
             attempts.append("the password")
         }
-        if settings.useAgent, offered.contains("publickey") {
+        if configuration.usesAgent, offered.contains("publickey") {
             if try tryAgent(session: session) { return }
             attempts.append("the keys of ssh-agent")
         }
@@ -60,15 +60,15 @@ struct SSHAuthenticator {
         let serverOffers = offered.sorted().joined(separator: ", ")
         throw RemoteStoreError(
             .authenticationFailed,
-            message: "the SSH server \(settings.knownHostsName) refused user '\(user)' (\(tried); the server accepts: "
+            message: "the SSH server \(configuration.knownHostsName) refused user '\(user)' (\(tried); the server accepts: "
                 + "\(serverOffers))" + notes.map { ". " + $0 }.joined()
         )
     }
 
     /// The configured identity file, or the default keys when nothing else is configured.
     private func keyFiles() -> [String] {
-        if let identityFile = settings.identityFile { return [identityFile] }
-        guard settings.password == nil else { return [] }
+        if let identityFile = configuration.identityFile { return [identityFile] }
+        guard configuration.password == nil else { return [] }
         let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
         return ["id_ed25519", "id_ecdsa"].map { "\(home)/.ssh/\($0)" }.filter { FileManager.default.fileExists(atPath: $0) }
     }
@@ -79,9 +79,9 @@ struct SSHAuthenticator {
             attempts.append("the key file \(path) (missing or unreadable)")
             return false
         }
-        let user = settings.user
+        let user = configuration.user
         let started = ContinuousClock.now
-        let rc = libssh2_userauth_publickey_fromfile_ex(session, user, UInt32(user.utf8.count), nil, path, settings.passphrase)
+        let rc = libssh2_userauth_publickey_fromfile_ex(session, user, UInt32(user.utf8.count), nil, path, configuration.passphrase)
         if rc == 0 { return true }
         try rethrowConnectionFailure(rc, since: started)
         let keyFile = SSHPrivateKeyFile(path: path)
@@ -105,7 +105,7 @@ struct SSHAuthenticator {
     private func tryAgent(session: OpaquePointer) throws -> Bool {
         guard let agent = libssh2_agent_init(session) else { return false }
         defer { libssh2_agent_free(agent) }
-        if let socket = settings.agentSocket {
+        if let socket = configuration.agentSocket {
             libssh2_agent_set_identity_path(agent, socket)
         }
         guard libssh2_agent_connect(agent) == 0 else { return false }
@@ -115,7 +115,7 @@ struct SSHAuthenticator {
         var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
         while libssh2_agent_get_identity(agent, &identity, previous) == 0 {
             let started = ContinuousClock.now
-            let rc = libssh2_agent_userauth(agent, settings.user, identity)
+            let rc = libssh2_agent_userauth(agent, configuration.user, identity)
             if rc == 0 { return true }
             try rethrowConnectionFailure(rc, since: started)
             previous = identity
@@ -144,7 +144,7 @@ struct SSHAuthenticator {
         case .connectionFailed(let error):
             throw error
         case .refusedAndClosed(let explanation):
-            throw RemoteStoreError(.authenticationFailed, message: "\(explanation) (user '\(settings.user)')")
+            throw RemoteStoreError(.authenticationFailed, message: "\(explanation) (user '\(configuration.user)')")
         }
     }
 }

@@ -20,7 +20,7 @@ actor SFTPConnection {
     static let transferBufferSize = 30_000 * 64
 
     private let executor: DedicatedThreadExecutor
-    let settings: SFTPStoreSettings
+    let configuration: SFTPRemoteStore.Configuration
     private var ssh: SSHSession?
     private var lastUse = ContinuousClock.now
     private let broken = Atomic<Bool>(false)
@@ -43,8 +43,8 @@ actor SFTPConnection {
     }
 
     /// Creates an unconnected connection with its own thread; ``connect()`` opens it.
-    init(settings: SFTPStoreSettings, name: String) {
-        self.settings = settings
+    init(configuration: SFTPRemoteStore.Configuration, name: String) {
+        self.configuration = configuration
         self.executor = DedicatedThreadExecutor(name: name)
     }
 
@@ -54,7 +54,7 @@ actor SFTPConnection {
 
     /// Connects, verifies the host key, authenticates, and opens SFTP.
     func connect() throws {
-        ssh = try SSHSession(settings: settings)
+        ssh = try SSHSession(configuration: configuration)
         lastUse = .now
     }
 
@@ -67,7 +67,7 @@ actor SFTPConnection {
     /// Sends a keepalive if the connection has been idle longer than the keepalive interval, so
     /// middleboxes keep it open and a connection the server dropped is noticed early.
     func refreshIfIdle() {
-        guard let ssh, ContinuousClock.now - lastUse > settings.keepaliveInterval else { return }
+        guard let ssh, ContinuousClock.now - lastUse > configuration.keepaliveInterval else { return }
         do {
             try ssh.sendKeepalive()
             lastUse = .now
@@ -88,7 +88,7 @@ actor SFTPConnection {
     /// The open session, or an error if the connection was closed or broke.
     func session() throws -> SSHSession {
         guard let ssh, !isBroken else {
-            throw RemoteStoreError(.unavailable, message: "the SFTP connection to \(settings.knownHostsName) is closed")
+            throw RemoteStoreError(.unavailable, message: "the SFTP connection to \(configuration.knownHostsName) is closed")
         }
         lastUse = .now
         return ssh

@@ -24,11 +24,11 @@ final class WebDAVClient: Sendable {
     private static let redirectStatuses: Set<Int> = [301, 302, 307, 308]
     private static let maximumRedirects = 5
 
-    /// Creates a client; connections open on first use.
-    init(settings: WebDAVSettings) {
-        endpoint = settings.endpoint
-        pool = CurlConnectionPool(options: settings.curlOptions, capacity: settings.connectionCount)
-        retryPolicy = settings.retryPolicy
+    /// Creates a client of at most `connectionCount` connections, which open on first use.
+    init(endpoint: WebDAVEndpoint, options: CurlOptions, connectionCount: Int, retryPolicy: RetryPolicy) {
+        self.endpoint = endpoint
+        pool = CurlConnectionPool(options: options, capacity: connectionCount)
+        self.retryPolicy = retryPolicy
     }
 
     /// Sends `request` and returns the response if its status is in `accepting`.

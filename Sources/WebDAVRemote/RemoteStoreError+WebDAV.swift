@@ -1,5 +1,10 @@
+import CurlTransport
 import Foundation
 import RemoteProtocol
+
+/// The libcurl failure kept as the ``RemoteProtocol/RemoteStoreError/underlying`` error of this
+/// store's transport errors (defined with the curl code both libcurl-based backends share).
+public typealias CurlError = CurlTransport.CurlError
 
 extension RemoteStoreError {
     /// The error for an HTTP status that the operation did not expect.

@@ -1,7 +1,7 @@
 import Foundation
 import RemoteProtocol
 
-/// Up to ``SFTPStoreSettings/maximumConnections`` SFTP connections shared by one store, so that
+/// Up to ``SFTPRemoteStore/Configuration/connectionCount`` SFTP connections shared by one store, so that
 /// parallel calls run on parallel SSH connections (a libssh2 session serves one call at a time).
 ///
 /// Connections are opened on demand and reused; a caller that finds every connection busy waits
@@ -10,7 +10,7 @@ import RemoteProtocol
 /// the next caller gets a fresh one: that is how the store reconnects. A retired connection (after
 /// an interrupted transfer) is closed alone.
 actor SFTPConnectionPool {
-    private let settings: SFTPStoreSettings
+    private let configuration: SFTPRemoteStore.Configuration
     private var idle: [SFTPConnection] = []
     private var openCount = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -18,8 +18,8 @@ actor SFTPConnectionPool {
     private var createdCount = 0
 
     /// Creates an empty pool.
-    init(settings: SFTPStoreSettings) {
-        self.settings = settings
+    init(configuration: SFTPRemoteStore.Configuration) {
+        self.configuration = configuration
     }
 
     /// A connected connection for the caller's exclusive use; hand it back with ``checkIn(_:)``.
@@ -27,7 +27,7 @@ actor SFTPConnectionPool {
     func checkOut() async throws -> SFTPConnection {
         while true {
             guard !isClosed else {
-                throw RemoteStoreError(.unsupported, message: "the SFTP store for \(settings.knownHostsName) was closed")
+                throw RemoteStoreError(.unsupported, message: "the SFTP store for \(configuration.knownHostsName) was closed")
             }
             if let connection = idle.popLast() {
                 await connection.refreshIfIdle()
@@ -35,10 +35,10 @@ actor SFTPConnectionPool {
                 await discard(connection)
                 continue
             }
-            if openCount < settings.maximumConnections {
+            if openCount < configuration.connectionCount {
                 openCount += 1
                 createdCount += 1
-                let connection = SFTPConnection(settings: settings, name: "sftp-\(createdCount)")
+                let connection = SFTPConnection(configuration: configuration, name: "sftp-\(createdCount)")
                 do {
                     try await connection.connect()
                     return connection
