@@ -78,23 +78,9 @@ struct ProcessSimulationBackend: Sendable {
     var environment: [String: String?]
 }
 
-/// A small, seedable pseudo-random generator (SplitMix64, like the engine simulation's), so a
-/// seed fixes every choice.
-struct ProcessSimulationRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// The choices of the process simulation, from the shared seedable generator, so a seed fixes
+/// every choice.
+extension SplitMix64 {
     /// A number in `0..<bound` (`bound` > 0).
     mutating func below(_ bound: Int) -> Int {
         Int(next() % UInt64(bound))
@@ -139,7 +125,7 @@ final class ProcessSyncSimulation {
     private let workspace: Workspace
     private let rollsync: String
     private let sqlite3: String
-    private var random: ProcessSimulationRandom
+    private var random: SplitMix64
     private var clients: [Client] = []
 
     private var inserted: [String: Set<String>] = [:]
@@ -171,7 +157,7 @@ final class ProcessSyncSimulation {
         self.workspace = workspace
         rollsync = try RollsyncProcess.binary()
         sqlite3 = try Self.sqlite3Path()
-        random = ProcessSimulationRandom(seed: seed)
+        random = SplitMix64(seed: seed)
         for table in Self.tables {
             inserted[table] = []
             deleted[table] = []

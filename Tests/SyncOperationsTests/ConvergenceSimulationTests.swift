@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import InMemoryRemote
 import SyncCore
+import TestSupport
 import Testing
 
 /// Seeded random operations on several clients — inserts, conflicting updates, deletes, syncs in
@@ -102,22 +103,5 @@ struct ConvergenceSimulationTests {
         #expect(syncs > 0 && failedSyncs > 0)
         #expect(conflicts > 0, "seed \(seed) produced no conflicting edits; the simulation should")
         #expect(try clients.allSatisfy { try !$0.localStore.hasPendingChanges() })
-    }
-}
-
-/// A small, seedable pseudo-random generator (SplitMix64), so a failing seed replays exactly.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
