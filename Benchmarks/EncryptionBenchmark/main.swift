@@ -109,7 +109,7 @@ let provider = EncryptingCodecProvider(
     keyStore: DataKeyFileStore(directory: directory.appendingPathComponent("keys")),
     decisions: .password(password)
 )
-let (codec, _) = try await provider.codecForNewApplication(layout: ApplicationLayout(applicationID: applicationID), store: store)
+let (codec, _, _) = try await provider.codecForNewApplication(layout: ApplicationLayout(applicationID: applicationID), store: store)
 let wholeStorePath: RemotePath = "com.example.benchmark/Documents/notebook/WholeStore/benchmark/store.sqlite"
 try await store.createDirectory(at: wholeStorePath.parent ?? wholeStorePath)
 

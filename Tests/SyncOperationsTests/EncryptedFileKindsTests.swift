@@ -13,7 +13,7 @@ struct EncryptedFileKindsTests {
         let remote = try TestRemote(backend)
         let setup = try EncryptionSetup(password: "correct horse battery staple")
         let layout = ApplicationLayout(applicationID: TestClient.applicationID)
-        let (codec, encrypted) = try await setup.provider.codecForNewApplication(layout: layout, store: remote.store)
+        let (codec, encrypted, _) = try await setup.provider.codecForNewApplication(layout: layout, store: remote.store)
         #expect(encrypted)
         let coded = CodedRemote(store: remote.store, codec: codec)
         let anna = try SyncIdentifier("anna")

@@ -47,11 +47,11 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
     }
 
     package func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
-        -> (codec: any RemoteFileCodec, encrypted: Bool)
+        -> (codec: any RemoteFileCodec, encrypted: Bool, dataKeyID: String?)
     {
         let applicationID = try SyncIdentifier(layout.root.name)
         guard let password = await decisions.newApplicationPassword(applicationID) else {
-            return (PlaintextCodec(), false)
+            return (PlaintextCodec(), false, nil)
         }
         // A key file left by an interrupted creation (format.json is written after this) is
         // superseded: the new one takes the next generation, so it is current, and the stale one
@@ -69,7 +69,7 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
         )
         try await directory.publish(wrapped, keyID: dataKey.id, replacingOlder: false)
         try keyStore.save(dataKey, applicationID: applicationID)
-        return (EncryptingCodec(dataKey: dataKey), true)
+        return (EncryptingCodec(dataKey: dataKey), true, dataKey.id.hex)
     }
 
     /// The winner deletes the key files older than its own (left by interrupted creations); a
@@ -93,7 +93,9 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
     {
         let applicationID = try SyncIdentifier(layout.root.name)
         let directory = RemoteKeyDirectory(store: store, applicationID: applicationID)
-        let currentName = try await directory.currentName()
+        // The key format.json records: a key file of another key can only be a creation race's
+        // loser's, about to be deleted.
+        let currentName = try await directory.currentName(of: format.dataKeyID)
         guard format.encrypted else {
             try refuseDowngrade(applicationID, keyFile: currentName, layout: layout)
             return PlaintextCodec()
@@ -102,6 +104,7 @@ public struct EncryptingCodecProvider: RemoteCodecProvider {
             throw SyncError(
                 .corruptRemoteData,
                 "the remote data of \(applicationID) is encrypted, but \(layout.encryption) holds no wrapped data key"
+                    + (format.dataKeyID.map { " of the key \($0) format.json names" } ?? "")
             )
         }
         let cached = keyStore.load(applicationID: applicationID)

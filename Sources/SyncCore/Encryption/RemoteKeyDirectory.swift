@@ -17,9 +17,17 @@ struct RemoteKeyDirectory: Sendable {
         plain = CodedRemote(store: store, codec: PlaintextCodec())
     }
 
-    /// The name of the current key file; `nil` if there is none. One `list` request.
-    func currentName() async throws -> WrappedKeyName? {
-        try await names().max()
+    /// The name of the current key file: the newest (highest generation, then name) of the data
+    /// key `dataKeyID` when given (what `format.json` records), else of any key; `nil` if there
+    /// is none. One `list` request.
+    func currentName(of dataKeyID: String? = nil) async throws -> WrappedKeyName? {
+        try await names().filter { dataKeyID == nil || $0.keyID.hex == dataKeyID }.max()
+    }
+
+    /// The data key id `format.json` records; `nil` when it records none (written before the
+    /// field existed) or does not exist.
+    func recordedDataKeyID() async throws -> String? {
+        try await RemoteFormatFile.read(at: layout.formatFile, from: plain)?.dataKeyID
     }
 
     /// Reads and checks the key file `name`.

@@ -156,15 +156,8 @@ public actor ApplicationSyncManager {
         )
     }
 
-    /// Reads `format.json`; `nil` if it does not exist. The version is checked before the rest is
-    /// decoded, so a newer format whose fields changed is still refused as newer.
     private func readFormatFile(_ remote: CodedRemote) async throws -> RemoteFormatFile? {
-        guard let data = try await remote.readIfPresent(layout.formatFile) else {
-            return nil
-        }
-        return try VersionedFile.decode(
-            RemoteFormatFile.self, from: data, at: layout.formatFile, expected: RemoteFormatFile.formatName, readable: RemoteFormatFile.currentVersion
-        )
+        try await RemoteFormatFile.read(at: layout.formatFile, from: remote)
     }
 
     /// Creates the hierarchy, ReadMe and codec material, then `format.json` last, exclusively where
@@ -176,9 +169,9 @@ public actor ApplicationSyncManager {
             try await remote.createDirectory(directory)
         }
         try await remote.write(Data(Self.readMe.utf8), to: layout.readMe)
-        let (codec, encrypted) = try await codecProvider.codecForNewApplication(layout: layout, store: store)
+        let (codec, encrypted, dataKeyID) = try await codecProvider.codecForNewApplication(layout: layout, store: store)
         let format = RemoteFormatFile(
-            encrypted: encrypted, createdBy: device.clientID, createdAt: Date(), version: newApplicationFormatVersion
+            encrypted: encrypted, dataKeyID: dataKeyID, createdBy: device.clientID, createdAt: Date(), version: newApplicationFormatVersion
         )
         let won = try await remote.createJSONExclusively(format, at: layout.formatFile)
         try await codecProvider.settleNewApplication(codec, won: won, layout: layout, store: store)

@@ -8,10 +8,10 @@ import RemoteProtocol
 /// wrapped key); when the data exists, ``codec(forExisting:layout:store:)`` opens it (for example
 /// after checking a password) or throws a ``SyncError`` that says why it cannot.
 package protocol RemoteCodecProvider: Sendable {
-    /// The codec for remote data this client is creating, and whether that codec encrypts (which
-    /// is recorded in `format.json`).
+    /// The codec for remote data this client is creating, whether that codec encrypts, and the id
+    /// of its data key (both recorded in `format.json`).
     func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
-        -> (codec: any RemoteFileCodec, encrypted: Bool)
+        -> (codec: any RemoteFileCodec, encrypted: Bool, dataKeyID: String?)
 
     /// The codec for existing remote data described by `format`.
     func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws
@@ -38,9 +38,9 @@ package struct PlaintextCodecProvider: RemoteCodecProvider {
     package init() {}
 
     package func codecForNewApplication(layout: ApplicationLayout, store: any RemoteStore) async throws
-        -> (codec: any RemoteFileCodec, encrypted: Bool)
+        -> (codec: any RemoteFileCodec, encrypted: Bool, dataKeyID: String?)
     {
-        (PlaintextCodec(), false)
+        (PlaintextCodec(), false, nil)
     }
 
     package func codec(forExisting format: RemoteFormatFile, layout: ApplicationLayout, store: any RemoteStore) async throws

@@ -1,4 +1,5 @@
 import Foundation
+import RemoteProtocol
 
 /// The content of `<appID>/format.json`: which format wrote the application's remote data.
 ///
@@ -21,14 +22,34 @@ package struct RemoteFormatFile: Codable, Sendable, Equatable {
     package var createdBy: SyncIdentifier
     /// When it was created.
     package var createdAt: Date
+    /// For encrypted data, the id of the data key everything is encrypted with (32 hex digits):
+    /// the key file to read is the newest of that key, whatever other key files a client that lost
+    /// the race to create the application left behind for a moment. Absent in files written
+    /// before it existed (then the newest key file is the one).
+    package var dataKeyID: String?
 
     /// A format file for new remote data, of the current version unless `version` says otherwise.
-    package init(encrypted: Bool, createdBy: SyncIdentifier, createdAt: Date, version: Int = Self.currentVersion) {
+    package init(
+        encrypted: Bool, dataKeyID: String? = nil, createdBy: SyncIdentifier, createdAt: Date, version: Int = Self.currentVersion
+    ) {
         format = Self.formatName
         self.version = version
         self.encrypted = encrypted
+        self.dataKeyID = dataKeyID
         self.createdBy = createdBy
         self.createdAt = createdAt
+    }
+}
+
+extension RemoteFormatFile {
+    /// Reads `format.json` at `path` through `remote` (a plain one: the file is never encoded);
+    /// `nil` if it does not exist. The version is checked before the rest is decoded, so a newer
+    /// format whose fields changed is still refused as newer (see ``VersionedFile``).
+    static func read(at path: RemotePath, from remote: CodedRemote) async throws -> RemoteFormatFile? {
+        guard let data = try await remote.readIfPresent(path) else {
+            return nil
+        }
+        return try VersionedFile.decode(RemoteFormatFile.self, from: data, at: path, expected: formatName, readable: currentVersion)
     }
 }
 
