@@ -104,11 +104,18 @@ extension WebDAVRemoteStore.Configuration {
             useNetrc = netrc.lowercased() == "on"
         }
         if password == nil, useNetrc, let host = configuration.url.host(percentEncoded: false),
-            let entry = Netrc.load(file: settings["netrc-file"], environment: environment)?.credentials(for: host, login: user),
-            let netrcPassword = entry.password
+            let netrc = Netrc.load(file: settings["netrc-file"], environment: environment)
         {
-            password = netrcPassword
-            user = user ?? entry.login
+            let entry: Netrc.Credentials?
+            do {
+                entry = try netrc.credentials(for: host, login: user)
+            } catch {
+                throw RemoteStoreError(.unsupported, message: "\(error); fix it or set netrc=off")
+            }
+            if let netrcPassword = entry?.password {
+                password = netrcPassword
+                user = user ?? entry?.login
+            }
         }
         caFile = settings["ca-file"]
         connectTimeout = try values.seconds("connect-timeout") ?? connectTimeout
