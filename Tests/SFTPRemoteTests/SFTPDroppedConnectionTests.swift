@@ -263,7 +263,7 @@ struct SFTPDroppedConnectionTests {
     /// (so it holds one of sshd's unauthenticated "startup" slots); returns the socket.
     private static func takeStartupSlot(port: Int) async throws -> Int32 {
         for _ in 0..<200 {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = UInt16(port).bigEndian

@@ -105,7 +105,7 @@ public final class FaultyTCPProxy: Sendable {
     /// Starts forwarding from a fresh loopback port to `upstreamPort` on 127.0.0.1.
     public init(forwardingTo upstreamPort: Int, lifetime: Duration = .seconds(120)) throws {
         self.upstreamPort = upstreamPort
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw TestSupportError("the proxy cannot create a socket") }
         var reuse: Int32 = 1
         _ = setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
@@ -178,6 +178,7 @@ public final class FaultyTCPProxy: Sendable {
             var request = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
             guard poll(&request, 1, 100) > 0 else { continue }
             let client = accept(listener, nil, nil)
+            if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
             guard client >= 0 else { continue }
             let fault: Fault? = state.withLock {
                 guard !$0.stopped, $0.accepted < Self.maximumConnections else { return nil }
@@ -233,7 +234,7 @@ public final class FaultyTCPProxy: Sendable {
     }
 
     private func connectUpstream() -> Int32? {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var address = Self.loopback(upstreamPort)
         let connected = withUnsafePointer(to: &address) {

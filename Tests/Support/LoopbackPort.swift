@@ -9,7 +9,7 @@ public enum LoopbackPort {
     /// A loopback port nothing listens on right now (the kernel picks it). Another process may
     /// take it before the caller binds it; tests use it at once.
     public static func unused() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(descriptor) }
         var address = loopback(0)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -24,7 +24,7 @@ public enum LoopbackPort {
 
     /// True if something accepts TCP connections on `port` of 127.0.0.1 right now.
     public static func acceptsConnections(_ port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(descriptor) }
         var address = loopback(port)
         return withUnsafePointer(to: &address) {

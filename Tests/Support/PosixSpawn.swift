@@ -22,6 +22,14 @@ enum PosixSpawn {
     ///
     /// The child starts with no blocked signals: the test runner's threads block SIGTERM, and a
     /// child inheriting that mask (Apache) would ignore ``SpawnedProcess/terminate()``.
+    ///
+    /// It inherits no descriptor but its standard ones: every other is closed in the child
+    /// (`posix_spawn_file_actions_addclosefrom_np`), whether or not it was opened close-on-exec.
+    /// An inherited socket keeps its connection open for as long as the child lives, whatever the
+    /// test process does with it: a ``FaultyTCPProxy`` cutting a connection while a `rollsync`
+    /// child of a concurrent test held a copy cut nothing, and the client waited for its
+    /// 30-second low-speed limit (the WebDAV dropped-connection tests failed this way whenever a
+    /// process test ran beside them).
     static func spawn(_ arguments: [String], environment: [String: String?], redirections: [Redirection]) throws -> pid_t {
         guard let executable = arguments.first else { throw TestSupportError("no executable to start") }
         var variables = ProcessInfo.processInfo.environment
@@ -38,6 +46,10 @@ enum PosixSpawn {
         for redirection in redirections {
             posix_spawn_file_actions_addopen(&actions, redirection.descriptor, redirection.path, redirection.flags, 0o600)
         }
+        guard let closeFrom = Self.addCloseFrom else {
+            throw TestSupportError("posix_spawn_file_actions_addclosefrom_np is missing (glibc 2.34 or later has it)")
+        }
+        _ = closeFrom(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -52,4 +64,11 @@ enum PosixSpawn {
         }
         return child
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time: Swift's
+    /// Glibc module does not declare GNU extensions.
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 }

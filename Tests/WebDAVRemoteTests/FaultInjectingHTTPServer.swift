@@ -20,7 +20,7 @@ final class FaultInjectingHTTPServer: @unchecked Sendable {
     /// Starts listening on 127.0.0.1 on a free port.
     init(responder: @escaping Responder) throws {
         self.responder = responder
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.EMFILE) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -59,6 +59,7 @@ final class FaultInjectingHTTPServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            _ = fcntl(connection, F_SETFD, FD_CLOEXEC)
             serve(connection)
             close(connection)
         }
