@@ -1,9 +1,12 @@
 // Typed wrappers around libcurl's variadic entry points, which Swift cannot call, and values of
-// libcurl's cast macros, which Swift does not import. Nothing else: the WebDAV backend is in Swift.
+// libcurl's cast macros, which Swift does not import, and the one socket callback. Nothing else:
+// the transport is in Swift.
 #ifndef CCURL_SHIM_H
 #define CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 
 static inline CURLcode ccurl_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -34,6 +37,24 @@ static inline CURLcode ccurl_setopt_seek_function(CURL *handle, curl_seek_callba
 }
 static inline CURLcode ccurl_setopt_xferinfo_function(CURL *handle, curl_xferinfo_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+// libcurl's socket opener, with the socket close-on-exec: libcurl opens its sockets without it,
+// so a process the application starts would inherit every open connection and keep it open after
+// libcurl closed it (the server, or a proxy cutting it, never sees the end).
+static curl_socket_t ccurl_open_socket_cloexec(void *clientp, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)clientp;
+    (void)purpose;
+#ifdef SOCK_CLOEXEC
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+#else
+    curl_socket_t fd = socket(address->family, address->socktype, address->protocol);
+    if (fd != CURL_SOCKET_BAD) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    return fd;
+#endif
+}
+static inline CURLcode ccurl_setopt_close_on_exec_sockets(CURL *handle) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, ccurl_open_socket_cloexec);
 }
 
 static inline CURLcode ccurl_getinfo_long(CURL *handle, CURLINFO info, long *out) {

@@ -81,6 +81,7 @@ package actor CurlConnection {
         _ = ccurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
         _ = ccurl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         _ = ccurl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1)
+        _ = ccurl_setopt_close_on_exec_sockets(handle)
         _ = ccurl_setopt_string(handle, CURLOPT_USERAGENT, "RollingSync-\(options.serverKind)")
         _ = ccurl_setopt_long(handle, CURLOPT_BUFFERSIZE, options.bufferSize)
         _ = ccurl_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, min(options.bufferSize, 2 * 1024 * 1024))

@@ -16,6 +16,18 @@ struct SFTPRemoteStoreTests {
         await store.close()
     }
 
+    /// A process the application starts must not inherit the store's connection: a copy would
+    /// keep it open after the store closed it.
+    @Test func connectionsAreClosedOnExec() async throws {
+        let server = try SFTPTestServer.current()
+        let store = try await server.makeStore()
+        _ = try await store.list(.root)
+        let sockets = OpenDescriptors.sockets(connectedToPort: server.port)
+        #expect(!sockets.isEmpty)
+        #expect(sockets.allSatisfy { $0.closeOnExec }, "inheritable: \(sockets.filter { !$0.closeOnExec }.map(\.descriptor))")
+        await store.close()
+    }
+
     @Test func openingCreatesTheRootFolder() async throws {
         let server = try SFTPTestServer.current()
         let url = URL(string: server.uniqueURL().absoluteString + "/deeper/still")!

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteProtocol
+import TestSupport
 import Testing
 import WebDAVRemote
 
@@ -8,6 +9,19 @@ import WebDAVRemote
 @Suite(.enabled(if: WebDAVTestServer.enabled))
 struct WebDAVRemoteStoreTests {
     private let hostileNames = ["sp ace 世界 ?#&+%.txt", "'quoted\" name", ".leading-dot", "a@b,c;d=e", String(repeating: "é", count: 100)]
+
+    /// A process the application starts must not inherit libcurl's connections: a copy would keep
+    /// a connection open after libcurl closed it (libcurl opens its sockets without close-on-exec;
+    /// the transport opens them itself).
+    @Test func connectionsAreClosedOnExec() async throws {
+        let store = try await WebDAVTestServer.apache.freshStore()
+        _ = try await store.list(.root)
+        let port = try #require(try WebDAVTestServer.apache.rootURL().port)
+        let sockets = OpenDescriptors.sockets(connectedToPort: port)
+        #expect(!sockets.isEmpty)
+        #expect(sockets.allSatisfy { $0.closeOnExec }, "inheritable: \(sockets.filter { !$0.closeOnExec }.map(\.descriptor))")
+        await store.close()
+    }
 
     @Test(arguments: WebDAVTestServer.all)
     func hostileNamesRoundTripAndListExactly(_ server: WebDAVTestServer) async throws {

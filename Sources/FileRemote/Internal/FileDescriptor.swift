@@ -123,7 +123,7 @@ final class FileDescriptor: Sendable {
     /// names that are not valid UTF-8 are left out (no ``RemotePath`` can name them).
     func entryNames() throws(SystemCallError) -> [String] {
         // fdopendir takes ownership of the descriptor it is given, so give it a duplicate.
-        let duplicate = try SystemCallError.retryingInterrupts { dup(rawValue) }
+        let duplicate = try SystemCallError.retryingInterrupts { fcntl(rawValue, F_DUPFD_CLOEXEC, 0) }
         guard let stream = fdopendir(duplicate) else {
             let error = SystemCallError.current
             close(duplicate)

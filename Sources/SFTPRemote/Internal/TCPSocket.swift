@@ -82,7 +82,8 @@ final class TCPSocket {
     }
 
     private static func openConnection(_ address: addrinfo, host: String, port: Int, timeout: Duration) throws -> Int32 {
-        let fd = socket(address.ai_family, address.ai_socktype, address.ai_protocol)
+        // Close-on-exec: a process the application starts must not keep the connection open.
+        let fd = socket(address.ai_family, address.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), address.ai_protocol)
         guard fd >= 0 else {
             throw RemoteStoreError(.unavailable, message: "cannot create a socket: \(String(cString: strerror(errno)))")
         }

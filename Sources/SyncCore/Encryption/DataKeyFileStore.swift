@@ -87,7 +87,7 @@ public struct DataKeyFileStore: Sendable {
 
     /// Creates `url` with permissions `0600` (whatever the umask) and writes `data` to it, durably.
     private static func writeOwnerOnly(_ data: Data, to url: URL) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
         }
