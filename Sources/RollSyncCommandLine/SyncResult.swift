@@ -171,6 +171,10 @@ struct SyncResult: CommandResult, Codable {
             return "\(client ?? "another client") sent values for \(table).\(column), which was dropped here; they were ignored"
         case .unsyncedTableIgnored(let table):
             return "\(client ?? "another client") sent changes of \(table), which this database no longer syncs; they were ignored"
+        case .appTriggerWritesSkipped(let table, let keys):
+            let shown = keys.prefix(3).map(text).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
+            return "this database's triggers tried to write \(table) \(shown) while changes from \(client ?? "another client") were written; "
+                + "skipped, as the client that made the changes published what its triggers wrote"
         @unknown default:
             return String(describing: warning)
         }

@@ -31,6 +31,11 @@ public struct ApplyReport: Sendable, Equatable {
         /// The set carries changes of a table this database stopped synchronizing
         /// (``LocalStore/unregister(table:)``); they were ignored. Reported once per set and table.
         case unsyncedTableIgnored(table: String)
+        /// The app's own triggers, fired by rows written for another client, tried to write these
+        /// rows of a synced table; the writes were skipped, because the client that made the
+        /// change published what its triggers wrote (Docs/Conflicts.md, "Your own triggers").
+        /// Reported once per set (or re-base) and table.
+        case appTriggerWritesSkipped(table: String, keys: [DatabaseValue])
     }
 
     /// The applied set's identifier.

@@ -22,7 +22,11 @@ import GRDB
 /// - **Unique constraints** other than the key: of two rows that collide, the one with the larger
 ///   key is removed (saved in `rollingsync_removed_rows`, pushed as a deletion), whichever arrived
 ///   first, so every client keeps the same row. Any other constraint failure (a `CHECK`, a
-///   `NOT NULL`) rejects only that row change, with a warning; the rest of the set is applied.
+///   `NOT NULL`, a validation trigger's `RAISE(ABORT, …)`) rejects only that row change, with a
+///   warning; the rest of the set is applied.
+/// - **App triggers** fire for every row written, so FTS indexes and other derived tables follow;
+///   their own writes to synced tables are skipped (``AppTriggerGuard``): the client that made the
+///   change published them.
 struct ChangeSetApplier {
     private let db: Database
     private let localDatabaseID: String
@@ -51,6 +55,9 @@ struct ChangeSetApplier {
     private var tablesWithTombstones: [Int64: Bool] = [:]
     /// The unique constraints other than the key, read when a collision first needs them.
     private var uniqueConstraints: UniqueConstraints
+    /// Skips the app triggers' writes to synced tables during the apply (`nil` when the synced
+    /// tables have no app triggers).
+    private let triggerGuard: AppTriggerGuard?
 
     private struct StatementKey: Hashable {
         enum Purpose {
@@ -161,6 +168,7 @@ struct ChangeSetApplier {
         tables = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.name, $0) })
         references = try ReferenceSettlement(db: db, syncedTables: syncedTables)
         uniqueConstraints = UniqueConstraints(db: db)
+        triggerGuard = try AppTriggerGuard.install(for: syncedTables, in: db)
         unsyncedTables = Set(try String.fetchAll(db, sql: "SELECT lower(name) FROM rollingsync_unsynced_tables"))
         droppedColumns = Dictionary(
             try Row.fetchAll(db, sql: """
@@ -185,12 +193,17 @@ struct ChangeSetApplier {
     }
 
     /// Writes the cell-clock records still buffered, settles the references the set left dangling
-    /// (see ``ReferenceSettlement``) and removes the temporary index; call it after the last change.
+    /// (see ``ReferenceSettlement``) and removes the temporary index and the trigger guard; call it
+    /// after the last change.
     mutating func finish() throws {
         try writeCellClocks()
         try references.settle(.rows(touched: touchedRows, deleted: deletedRows))
         report.warnings += references.warnings
         try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_pending")
+        if let triggerGuard {
+            report.warnings += try triggerGuard.takeSkippedWrites()
+            try triggerGuard.remove()
+        }
     }
 
     /// Applies one change.
@@ -445,6 +458,7 @@ struct ChangeSetApplier {
         while true {
             let statement = try statement(statementKey, sql)
             do {
+                try triggerGuard.permit(table, key: key)
                 try statement.execute(arguments: Self.arguments(values))
                 return true
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -518,6 +532,7 @@ struct ChangeSetApplier {
                 arguments: [table.id, change.key]
             )
         }
+        try triggerGuard.permit(table, key: change.key)
         try statement(StatementKey(purpose: .delete, table: table.name)) {
             "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
         }.execute(arguments: [change.key])

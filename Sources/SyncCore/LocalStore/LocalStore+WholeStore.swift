@@ -64,12 +64,13 @@ extension LocalStore {
             try db.inTransaction(.immediate) {
                 _ = try ChangeLogClock.stamp(in: db)
                 let tables = try Self.syncedTables(in: db)
-                var merge = WholeStoreMerge(db: db, tables: tables, localDatabaseID: databaseID, resolver: resolver)
+                let triggerGuard = try AppTriggerGuard.install(for: tables, in: db)
+                var merge = WholeStoreMerge(db: db, tables: tables, localDatabaseID: databaseID, resolver: resolver, triggerGuard: triggerGuard)
                 try merge.keepLocalRows()
                 try Self.checkSnapshotSchema(tables, in: db)
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
                 for table in tables {
-                    try Self.replaceRows(of: table, in: db)
+                    try Self.replaceRows(of: table, guardedBy: triggerGuard, in: db)
                 }
                 try Self.replaceSyncBookkeeping(in: db)
                 try LocalStoreSchema.compactAppliedClocks(in: db)
@@ -80,6 +81,10 @@ extension LocalStore {
                 try settlement.settle(.everything)
                 result.warnings += settlement.warnings
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
+                if let triggerGuard {
+                    result.warnings += try triggerGuard.takeSkippedWrites()
+                    try triggerGuard.remove()
+                }
                 try inSameTransaction(db)
                 installation = result
                 return .commit
@@ -113,7 +118,11 @@ extension LocalStore {
     /// Replaces a synced table's rows with the snapshot's. Columns the snapshot lacks (added here
     /// since it was written) keep their local values, for the rows both have; a table the snapshot
     /// lacks altogether (synced here since) keeps its rows.
-    private static func replaceRows(of table: SyncedTable, in db: Database) throws {
+    ///
+    /// With a trigger guard (the app has triggers on synced tables) rows are written one per
+    /// statement, each permitted, so the app's triggers keep derived data current while their
+    /// writes to synced tables are skipped; otherwise in one statement per step.
+    private static func replaceRows(of table: SyncedTable, guardedBy triggerGuard: AppTriggerGuard?, in db: Database) throws {
         let snapshotColumns = Set(
             try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'rollingsync_snapshot')", arguments: [table.name])
         )
@@ -133,16 +142,34 @@ extension LocalStore {
                 """)
         }
         let list = common.map(\.sqlIdentifier).joined(separator: ", ")
-        try db.execute(sql: "DELETE FROM main.\(name)")
-        try db.execute(sql: "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name)")
+        // Runs `write` for all rows, or (guarded) once per key that `keys` selects, with `AND key = ?`.
+        func writeRows(_ write: String, keys: String) throws {
+            guard let triggerGuard else {
+                try db.execute(sql: write)
+                return
+            }
+            let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + "\(key) = ?")
+            for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
+                try triggerGuard.permit(table, key: rowKey)
+                try statement.execute(arguments: [rowKey])
+            }
+        }
+        try writeRows("DELETE FROM main.\(name)", keys: "SELECT \(key) FROM main.\(name)")
+        try writeRows(
+            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name) WHERE true",
+            keys: "SELECT \(key) FROM rollingsync_snapshot.\(name)"
+        )
         if !extra.isEmpty {
             let targets = extra.map(\.sqlIdentifier).joined(separator: ", ")
-            try db.execute(sql: """
+            try writeRows(
+                """
                 UPDATE main.\(name) SET (\(targets)) = (
                     SELECT \(targets) FROM temp.rollingsync_extra_columns AS x WHERE x.\(key) = main.\(name).\(key))
-                WHERE \(key) IN (SELECT \(key) FROM temp.rollingsync_extra_columns);
-                DROP TABLE temp.rollingsync_extra_columns;
-                """)
+                WHERE \(key) IN (SELECT \(key) FROM temp.rollingsync_extra_columns)
+                """,
+                keys: "SELECT \(key) FROM temp.rollingsync_extra_columns"
+            )
+            try db.execute(sql: "DROP TABLE temp.rollingsync_extra_columns")
         }
     }
 

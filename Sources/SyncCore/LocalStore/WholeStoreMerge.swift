@@ -24,11 +24,14 @@ struct WholeStoreMerge {
     private let localDatabaseID: String
     private let resolver: ConflictResolver
     private var uniqueConstraints: UniqueConstraints
+    /// Skips the app triggers' writes to synced tables (see ``AppTriggerGuard``), if installed.
+    private let triggerGuard: AppTriggerGuard?
     /// What the merge did.
     private(set) var installation = WholeStoreInstallation(appliedSetCount: 0, rebasedChanges: 0, updatesOfDeletedRows: [])
 
-    init(db: Database, tables: [SyncedTable], localDatabaseID: String, resolver: ConflictResolver) {
+    init(db: Database, tables: [SyncedTable], localDatabaseID: String, resolver: ConflictResolver, triggerGuard: AppTriggerGuard?) {
         self.db = db
+        self.triggerGuard = triggerGuard
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
         self.localDatabaseID = localDatabaseID
         self.resolver = resolver
@@ -103,6 +106,7 @@ struct WholeStoreMerge {
         guard let local else {
             // Deleted here and not pushed: the deletion stays pending and wins over the store's row.
             if stored != nil {
+                try triggerGuard.permit(table, key: key)
                 try db.execute(sql: "DELETE FROM main.\(name) WHERE \(keyColumn) = ?", arguments: [key])
             }
             installation.rebasedChanges += 1
@@ -196,6 +200,7 @@ struct WholeStoreMerge {
         var settledCollision = false
         while true {
             do {
+                try triggerGuard.permit(table, key: key)
                 try db.execute(sql: sql, arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
                 return true
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -226,6 +231,7 @@ struct WholeStoreMerge {
     /// pushed by the next sync, saving its values.
     private func removeAsLocalDeletion(_ key: DatabaseValue, table: SyncedTable, reason: String) throws {
         let keyColumn = table.keyColumn.sqlIdentifier
+        try triggerGuard.permit(table, key: key)
         let present = try RemovedRow.remove(table: table.name, identity: keyColumn, id: key, key: key, reason: reason, in: db)
         if !present, let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key]) {
             try RemovedRow.save(table: table.name, key: key, row: local, reason: reason, in: db)

@@ -218,6 +218,7 @@ struct Synchronizer: Sendable {
         case .changeRejectedByConstraint(let table, _, _): "changeRejectedByConstraint(\(table))"
         case .droppedColumnIgnored(let table, let column): "droppedColumnIgnored(\(table).\(column))"
         case .unsyncedTableIgnored(let table): "unsyncedTableIgnored(\(table))"
+        case .appTriggerWritesSkipped(let table, let keys): "appTriggerWritesSkipped(\(table), \(keys.count) rows)"
         }
     }
 
