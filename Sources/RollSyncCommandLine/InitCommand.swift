@@ -122,33 +122,50 @@ struct InitCommand: AsyncParsableCommand {
     }
 
     /// Checks that every table exists and can be synced, on an in-memory copy of the tables'
-    /// schema, so a refusal leaves the file untouched.
+    /// schema (see ``checkCopySchema(in:)``), so a refusal leaves the file untouched.
     /// - Returns: the tables' names as the database spells them.
     static func checkTables(_ names: [String], in queue: DatabaseQueue, path: String) throws -> [String] {
-        let schema = try queue.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT name, sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL
+        let (tables, schema) = try queue.read { db in
+            (
+                try Row.fetchAll(db, sql: """
+                    SELECT name, type FROM pragma_table_list WHERE schema = 'main'
                     AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE 'rollingsync\\_%' ESCAPE '\\'
-                    """
-            ).map { ($0["name"] as String, $0["sql"] as String) }
+                    """).map { (name: $0["name"] as String, type: $0["type"] as String) },
+                try checkCopySchema(in: db)
+            )
         }
         let copy = try DatabaseQueue()
         try copy.write { db in
-            for (_, sql) in schema { try db.execute(sql: sql) }
+            for sql in schema { try db.execute(sql: sql) }
         }
         let checker = try LocalStore(writer: copy)
         return try names.map { name in
-            guard let canonical = schema.first(where: { $0.0.lowercased() == name.lowercased() })?.0 else {
-                let known = schema.map(\.0).sorted().joined(separator: ", ")
+            guard let table = tables.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                let known = tables.filter { $0.type == "table" }.map(\.name).sorted().joined(separator: ", ")
                 throw CommandLineError(
                     .usage, "\(path) has no table named '\(name)'",
                     hint: known.isEmpty ? "the database has no tables yet" : "its tables: \(known)"
                 )
             }
-            return try checker.register(table: canonical).name
+            if let reason = SyncedTable.refusal(ofTableType: table.type) {
+                throw LocalStoreError(.unsupportedTable, table: table.name, detail: reason)
+            }
+            return try checker.register(table: table.name).name
         }
+    }
+
+    /// The statements of the schema ``checkTables(_:in:path:)`` checks in: the file's ordinary
+    /// tables and their indexes (a foreign key may rely on a `CREATE UNIQUE INDEX`), without views,
+    /// triggers, virtual tables (FTS, R*Tree) and the shadow tables `CREATE VIRTUAL TABLE` made,
+    /// which a replay would make a second time.
+    private static func checkCopySchema(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: """
+            SELECT m.sql FROM sqlite_master AS m
+            JOIN pragma_table_list AS l ON l.schema = 'main' AND l.name = m.tbl_name AND l.type = 'table'
+            WHERE m.type IN ('table', 'index') AND m.sql IS NOT NULL
+            AND m.tbl_name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.tbl_name NOT LIKE 'rollingsync\\_%' ESCAPE '\\'
+            ORDER BY m.type = 'index', m.rowid
+            """)
     }
 }
 

@@ -259,6 +259,64 @@ struct SchemaCommandTests {
         #expect(lab.workspace.fingerprint(of: plain) == before)
     }
 
+    /// A notes app's schema as real apps write it: an FTS5 index kept by triggers (with its shadow
+    /// tables), an FTS4 and an R*Tree table, a foreign key to a column made unique by a separate
+    /// `CREATE UNIQUE INDEX`, and an `updated_at` trigger.
+    static let appSchema = """
+        CREATE TABLE notebooks (id TEXT PRIMARY KEY NOT NULL, slug TEXT NOT NULL, name TEXT);
+        CREATE UNIQUE INDEX notebooks_slug ON notebooks (slug);
+        CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, notebook TEXT REFERENCES notebooks(slug), title TEXT, body TEXT, updated_at TEXT);
+        CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, content='notes', content_rowid='rowid');
+        CREATE VIRTUAL TABLE old_fts USING fts4(words);
+        CREATE VIRTUAL TABLE places USING rtree(id, min_x, max_x, min_y, max_y);
+        CREATE TRIGGER notes_touch AFTER UPDATE OF title, body ON notes BEGIN
+            UPDATE notes SET updated_at = strftime('%Y-%m-%dT%H:%M:%f', 'now') WHERE id = new.id;
+        END;
+        CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+        END;
+        CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+        END;
+        CREATE TRIGGER notes_au AFTER UPDATE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
+            INSERT INTO notes_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
+        END
+        """
+
+    @Test("init takes a schema with full-text and R*Tree tables, a unique-index foreign key and app triggers; clients converge and go quiet")
+    func appSchemaWithVirtualTablesAndTriggers() async throws {
+        let lab = try SchemaLab()
+        let tables = ["notebooks", "notes"]
+        let a = try await lab.client("A", schema: Self.appSchema, tables: tables)
+        let b = try await lab.client("B", schema: Self.appSchema, tables: tables)
+        try await lab.sql(a, "INSERT INTO notebooks VALUES ('nb', 'trips', 'Trips'); INSERT INTO notes (id, notebook, title, body) VALUES ('n1', 'trips', 'Lisbon', 'pastel de nata')")
+        try await lab.sync(a)
+        try await lab.sync(b)
+        try await lab.sql(b, "UPDATE notes SET title = 'Lisbon in May' WHERE id = 'n1'")
+        for file in [b, a, b, a] { try await lab.sync(file) }
+        for table in tables { try await lab.expectIdentical(a, b, table: table) }
+        for file in [a, b] {
+            #expect(try await lab.sql(file, "SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'may'").count == 1)
+            try await lab.sql(file, "INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1)")
+            let quiet = try #require(try await lab.sync(file, json: true).jsonObjects().first)
+            #expect(quiet["pushedChanges"] as? Int == 0 && quiet["appliedChanges"] as? Int == 0, "\(quiet)")
+        }
+    }
+
+    @Test("naming a virtual or shadow table is refused with the reason, and the file is left as it was", arguments: ["notes_fts", "notes_fts_data", "places"])
+    func virtualTablesAreRefusedByName(_ table: String) async throws {
+        let lab = try SchemaLab()
+        let file = lab.workspace.path("app.sqlite")
+        try await lab.sql(file, Self.appSchema)
+        let before = lab.workspace.fingerprint(of: file)
+        let outcome = try await lab.rollsync(["init", "--db", file, "--remote", lab.workspace.path("shared"), "--table", "notes", "--table", table])
+        #expect(outcome.status == 4, "\(outcome.standardError)")
+        let reason = table.hasSuffix("_data") ? "it is a shadow table" : "it is a virtual table"
+        #expect(outcome.standardError.contains(reason) && outcome.standardError.contains("synchronize the tables"), "\(outcome.standardError)")
+        #expect(lab.workspace.fingerprint(of: file) == before)
+    }
+
     @Test("migrate reads --file, reports added columns and publishes values written into them; help documents exit code 5")
     func migrateFromFile() async throws {
         let lab = try SchemaLab()

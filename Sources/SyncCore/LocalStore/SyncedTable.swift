@@ -12,6 +12,27 @@ public struct SyncedTable: Sendable, Equatable {
     /// RollingSync's internal number for the table (used in the change log and trigger names).
     var id: Int64
 
+    /// Why a table of this `pragma_table_list` type cannot be synchronized (`nil` for an ordinary
+    /// table): views, virtual tables (FTS, R*Tree…) and their shadow tables are derived from other
+    /// tables, which are the ones to synchronize.
+    package static func refusal(ofTableType type: String) -> String? {
+        switch type {
+        case "table": nil
+        case "view": "it is a view; only tables can be synchronized"
+        case "shadow":
+            """
+            it is a shadow table, where SQLite keeps a virtual table's index; synchronize the tables the \
+            virtual table is built from
+            """
+        default:
+            """
+            it is a virtual table (a full-text or spatial index the app maintains from its tables, or another \
+            module's table); synchronize the tables it is built from: the app's triggers keep it current on \
+            every client
+            """
+        }
+    }
+
     /// Reads a table's schema and checks that it can be synchronized.
     ///
     /// A synced table must have exactly one primary-key column whose declared type has TEXT or BLOB
@@ -31,11 +52,7 @@ public struct SyncedTable: Sendable, Equatable {
             arguments: [name]
         )
         guard let listing else { throw LocalStoreError(.noSuchTable, table: name) }
-        switch listing["type"] as String {
-        case "table": break
-        case "view": throw refuse("it is a view; only tables can be synchronized")
-        default: throw refuse("it is a virtual or shadow table; only ordinary tables can be synchronized")
-        }
+        if let reason = refusal(ofTableType: listing["type"]) { throw refuse(reason) }
         let withoutRowid = (listing["wr"] as Int) == 1
         let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)", arguments: [name])
         let keyRows = rows.filter { ($0["pk"] as Int) > 0 }
