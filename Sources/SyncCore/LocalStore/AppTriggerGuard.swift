@@ -39,20 +39,24 @@ struct AppTriggerGuard {
             DROP TABLE IF EXISTS temp.rollingsync_permit;
             CREATE TEMP TABLE rollingsync_permit (slot INTEGER PRIMARY KEY, table_id INTEGER NOT NULL, row_key);
             DROP TABLE IF EXISTS temp.rollingsync_skipped;
-            CREATE TEMP TABLE rollingsync_skipped (table_id INTEGER NOT NULL, row_key, PRIMARY KEY (table_id, row_key));
+            CREATE TEMP TABLE rollingsync_skipped (table_id INTEGER NOT NULL, row_key);
             """)
         for table in tables {
             try dropTriggers(of: table.id, in: db)
             for (event, row) in [("INSERT", "new"), ("UPDATE", "old"), ("DELETE", "old")] {
+                // The key column on the left of IS, so its collation decides, as in the engine's
+                // own `WHERE key = ?`. No statement here can meet a conflict: an app trigger's
+                // `OR ABORT`/`OR ROLLBACK` replaces the conflict clause of the statements it fires.
                 let key = "\(row).\(table.keyColumn.sqlIdentifier)"
                 let unpermitted = """
-                    WHERE NOT EXISTS (SELECT 1 FROM temp.rollingsync_permit WHERE table_id = \(table.id) AND row_key IS \(key))
+                    WHERE NOT EXISTS (SELECT 1 FROM temp.rollingsync_permit WHERE table_id = \(table.id) AND \(key) IS row_key)
                     """
                 try db.execute(sql: """
                     CREATE TEMP TRIGGER \("rollingsync_guard_\(table.id)_\(event.lowercased())".sqlIdentifier)
                     BEFORE \(event) ON main.\(table.name.sqlIdentifier)
                     WHEN (SELECT applying FROM main.rollingsync_state) = 1 BEGIN
-                        INSERT OR IGNORE INTO rollingsync_skipped (table_id, row_key) SELECT \(table.id), \(key) \(unpermitted);
+                        INSERT INTO rollingsync_skipped (table_id, row_key) SELECT \(table.id), \(key) \(unpermitted)
+                            AND NOT EXISTS (SELECT 1 FROM temp.rollingsync_skipped WHERE table_id = \(table.id) AND \(key) IS row_key);
                         SELECT RAISE(IGNORE) \(unpermitted);
                         DELETE FROM rollingsync_permit;
                     END
@@ -62,24 +66,28 @@ struct AppTriggerGuard {
         return AppTriggerGuard(tables: Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) }), db: db)
     }
 
-    /// Whether an app trigger (any trigger that is not RollingSync's) is defined on one of `tables`.
+    /// Whether an app trigger (any trigger that is not RollingSync's, in the file or a TEMP one of
+    /// this connection) is defined on one of `tables`.
     static func hasAppTriggers(on tables: [SyncedTable], in db: Database) throws -> Bool {
         guard !tables.isEmpty else { return false }
+        let names = Array(repeating: "?", count: tables.count).joined(separator: ", ")
         return try Bool.fetchOne(
             db,
             sql: """
-                SELECT EXISTS (SELECT 1 FROM main.sqlite_master WHERE type = 'trigger'
-                    AND name NOT LIKE 'rollingsync\\_%' ESCAPE '\\'
-                    AND lower(tbl_name) IN (\(Array(repeating: "?", count: tables.count).joined(separator: ", "))))
+                SELECT EXISTS (SELECT 1 FROM (SELECT name, tbl_name, type FROM main.sqlite_master
+                    UNION ALL SELECT name, tbl_name, type FROM temp.sqlite_master)
+                    WHERE type = 'trigger' AND name NOT LIKE 'rollingsync\\_%' ESCAPE '\\'
+                    AND tbl_name COLLATE NOCASE IN (\(names)))
                 """,
-            arguments: StatementArguments(tables.map { $0.name.lowercased() })
+            arguments: StatementArguments(tables.map(\.name))
         ) ?? false
     }
 
     /// Lets the next write of row `key` of `table` through: call it right before a statement that
     /// writes that one row with capture suppressed. Replaces an unused earlier permit.
     func permit(_ table: SyncedTable, key: DatabaseValue) throws {
-        try db.execute(sql: "REPLACE INTO temp.rollingsync_permit (slot, table_id, row_key) VALUES (1, ?, ?)", arguments: [table.id, key])
+        try db.cachedStatement(sql: "REPLACE INTO temp.rollingsync_permit (slot, table_id, row_key) VALUES (1, ?, ?)")
+            .execute(arguments: [table.id, key])
     }
 
     /// The rows of synced tables whose writes by app triggers were skipped since the guard was

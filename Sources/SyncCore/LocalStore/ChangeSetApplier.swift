@@ -79,6 +79,8 @@ struct ChangeSetApplier {
     /// tables only): their columns are written as `zeroblob(length)` first, so SQLite never holds
     /// a copy of the value while it builds the row.
     private mutating func incrementalValues(_ values: [(column: String, value: DatabaseValue)], table: SyncedTable) throws -> [String: Data] {
+        // The app's triggers must see the values written, not the zeroblob placeholders.
+        guard triggerGuard == nil else { return [:] }
         var large: [String: Data] = [:]
         for (column, value) in values {
             if case .blob(let data) = value.storage, data.count >= IncrementalBlob.threshold {

@@ -104,15 +104,15 @@ extension LocalStore {
                 }
                 try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
                 defer { try? db.execute(sql: "UPDATE rollingsync_state SET applying = 0") }
-                let triggerGuard = try AppTriggerGuard.install(for: Array(tables.values), in: db)
-                defer { try? triggerGuard?.remove() }
+                // No trigger guard here: the removal this undoes ran with capture on, so the app's
+                // triggers acted on it (a count decremented); they act on the row put back too.
                 var progress = true
                 // Parents first: a child whose parent is not back yet waits for the next round.
                 while progress, !candidates.isEmpty {
                     progress = false
                     var waiting: [(table: SyncedTable, key: DatabaseValue, values: [String: DatabaseValue])] = []
                     for candidate in candidates {
-                        if try Self.reinstate(candidate.values, key: candidate.key, into: candidate.table, guardedBy: triggerGuard, in: db) {
+                        if try Self.reinstate(candidate.values, key: candidate.key, into: candidate.table, in: db) {
                             reinstated += 1
                             progress = true
                         } else {
@@ -128,9 +128,7 @@ extension LocalStore {
     }
 
     /// Inserts a removed row back if it is absent, breaks no constraint and has its parents.
-    private static func reinstate(
-        _ values: [String: DatabaseValue], key: DatabaseValue, into table: SyncedTable, guardedBy triggerGuard: AppTriggerGuard?, in db: Database
-    ) throws -> Bool {
+    private static func reinstate(_ values: [String: DatabaseValue], key: DatabaseValue, into table: SyncedTable, in db: Database) throws -> Bool {
         guard try Row.fetchOne(db, sql: "SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?", arguments: [key]) == nil else {
             return false
         }
@@ -138,7 +136,6 @@ extension LocalStore {
         let savepoint = "rollingsync_reinstate"
         try db.execute(sql: "SAVEPOINT \(savepoint)")
         do {
-            try triggerGuard.permit(table, key: key)
             try db.execute(
                 sql: "INSERT INTO main.\(table.name.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
                 arguments: StatementArguments(columns.map { values[$0] })

@@ -17,7 +17,9 @@ import GRDB
 ///   rule (the smaller key stays; the other is removed, saved and its deletion pushed).
 ///
 /// All writes here run with the capture triggers suppressed, so the kept log entries keep their
-/// clocks; re-published cells get new log entries. References are settled afterwards by the caller.
+/// clocks; re-published cells get new log entries. The one exception is the removal of a row that
+/// loses a uniqueness collision: a local deletion, captured as the app's own writes are. References
+/// are settled afterwards by the caller.
 struct WholeStoreMerge {
     private let db: Database
     private let tables: [Int64: SyncedTable]
@@ -228,12 +230,15 @@ struct WholeStoreMerge {
     }
 
     /// Removes a row (present in the store, or a local row not written yet) as a local deletion
-    /// pushed by the next sync, saving its values.
+    /// pushed by the next sync, saving its values. A present row is deleted with capture on, as
+    /// any local write: the app's triggers act on it and what they write is published.
     private func removeAsLocalDeletion(_ key: DatabaseValue, table: SyncedTable, reason: String) throws {
         let keyColumn = table.keyColumn.sqlIdentifier
-        try triggerGuard.permit(table, key: key)
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
         let present = try RemovedRow.remove(table: table.name, identity: keyColumn, id: key, key: key, reason: reason, in: db)
-        if !present, let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key]) {
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
+        guard !present else { return }
+        if let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key]) {
             try RemovedRow.save(table: table.name, key: key, row: local, reason: reason, in: db)
         }
         try db.execute(
