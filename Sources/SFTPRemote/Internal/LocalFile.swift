@@ -31,7 +31,9 @@ final class LocalFile {
         guard descriptor >= 0 else { throw Self.failure("cannot open the local file \(url.path)", path: path) }
         var info = stat()
         if fstat(descriptor, &info) != 0 || info.st_mode & S_IFMT != S_IFREG {
-            close(descriptor)
+            // deinit closes it: it runs for a class whose initializer throws once every stored
+            // property is set. Closing it here too closed whatever descriptor the process had
+            // opened under the same number in between (another test's socket, a database).
             throw RemoteStoreError(.localFile, path: path, message: "the local file \(url.path) is not a regular file")
         }
     }
