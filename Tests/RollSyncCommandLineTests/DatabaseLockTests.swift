@@ -95,7 +95,9 @@ struct DatabaseLockTests {
         #expect(timedOut.standardError.contains("waiting for another rollsync working on \(first) (pid \(getpid()))"))
         #expect(timedOut.standardError.contains("another rollsync is working on \(first) (pid \(getpid()))"))
 
-        let waiting = try KillableProcess(try RollsyncProcess.binary(), ["sync", "--db", first])
+        // A busy timeout far longer than the test: on a loaded machine the test may see the
+        // announcement long after it was written, and must not race the default 30 seconds.
+        let waiting = try KillableProcess(try RollsyncProcess.binary(), ["sync", "--db", first, "--busy-timeout", "600"])
         try await waitUntil("the second rollsync announces that it waits") {
             waiting.standardErrorSoFar.contains("waiting for another rollsync")
         }

@@ -25,7 +25,7 @@ struct S3DroppedConnectionTests {
 
     @Test("a connection dropped mid-upload is retried and the file arrives whole; without retries the error is retryable and no file appears")
     func droppedMidUpload() async throws {
-        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort(), lifetime: .seconds(300))
+        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort())
         defer { proxy.stop() }
         let prefix = "drop-\(UUID().uuidString)"
         let scratch = try TemporaryDirectory(prefix: "s3-drop")
@@ -67,7 +67,7 @@ struct S3DroppedConnectionTests {
             try await group.waitForAll()
         }
         // Made once the files are written: its lifetime bounds the listing only.
-        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort(), lifetime: .seconds(300))
+        let proxy = try FaultyTCPProxy(forwardingTo: try upstreamPort())
         defer { proxy.stop() }
 
         let failing = try store(through: proxy, prefix: prefix, retries: 1)

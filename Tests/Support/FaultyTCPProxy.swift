@@ -13,13 +13,16 @@ import Glibc
 /// transfer) and check that the client reports a retryable failure, retries, and works once the
 /// proxy heals.
 ///
-/// - A fault applies to connections accepted after ``inject(_:connections:)``, to the next
-///   `connections` of them only if a count is given; ``heal()`` makes new connections healthy
-///   (stalled connections stay stalled until their client gives up).
+/// - A fault applies to connections accepted after ``inject(_:connections:strikes:)``, to the
+///   next `connections` of them only if a count is given, and strikes at most `strikes` times in
+///   all; ``heal()`` makes new connections healthy (stalled connections stay stalled until their
+///   client gives up).
 /// - Bounded: it accepts at most ``maximumConnections`` connections and stops by itself after
-///   `lifetime` (default two minutes), closing every connection; ``stop()`` and deinit stop it
-///   earlier. Each connection runs on a thread of its own, polling with short timeouts, never on
-///   Swift's cooperative pool.
+///   `lifetime`, closing every connection; ``stop()`` and deinit stop it earlier. The default
+///   lifetime (15 minutes) is a safety net far beyond any test: a test on a loaded machine may
+///   wait minutes for a thread of the cooperative pool, and a proxy that stopped under it was
+///   seen to fail tests with "connection refused". Each connection runs on a thread of its own,
+///   polling with short timeouts, never on Swift's cooperative pool.
 public final class FaultyTCPProxy: Sendable {
     /// When a fault strikes.
     public enum Trigger: Sendable, Equatable, CustomStringConvertible {
@@ -39,6 +42,11 @@ public final class FaultyTCPProxy: Sendable {
         /// SSH: when the client's unencrypted packet of this message type arrives (20 KEXINIT,
         /// 30 KEX_ECDH_INIT, 21 NEWKEYS), before it is forwarded.
         case sshClientMessage(UInt8)
+        /// When the server's answer to the first request of the connection that starts with
+        /// `prefix` (for HTTP, a method and a space: `"MOVE "`) arrives, before any of it is
+        /// forwarded: the server did what was asked, the client never hears of it. Unlike
+        /// ``serverFlight(_:)`` it does not depend on which requests shared the connection.
+        case answerTo(requestStartingWith: String)
         /// SSH: when the client's `n`-th encrypted flight arrives, before it is forwarded. With
         /// libssh2 and public-key login: 1 the `ssh-userauth` service request (still the
         /// handshake), 2 the `none` login that asks for the methods, 3 the public key offered,
@@ -51,6 +59,7 @@ public final class FaultyTCPProxy: Sendable {
             case .serverBytes(let count): "after \(count) server bytes"
             case .clientFlight(let number): "at client flight \(number)"
             case .serverFlight(let number): "at server flight \(number)"
+            case .answerTo(let prefix): "at the answer to \(prefix.trimmingCharacters(in: .whitespaces))"
             case .sshClientMessage(let type): "at the client's SSH message \(type)"
             case .sshEncryptedFlight(let number): "at the client's encrypted SSH flight \(number)"
             }
@@ -96,6 +105,7 @@ public final class FaultyTCPProxy: Sendable {
     private struct State {
         var fault = Fault.none
         var faultyConnectionsLeft = Int.max
+        var strikesLeft = Int.max
         var accepted = 0
         var faultsFired = 0
         var stopped = false
@@ -103,7 +113,7 @@ public final class FaultyTCPProxy: Sendable {
     }
 
     /// Starts forwarding from a fresh loopback port to `upstreamPort` on 127.0.0.1.
-    public init(forwardingTo upstreamPort: Int, lifetime: Duration = .seconds(120)) throws {
+    public init(forwardingTo upstreamPort: Int, lifetime: Duration = .seconds(15 * 60)) throws {
         self.upstreamPort = upstreamPort
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw TestSupportError("the proxy cannot create a socket") }
@@ -131,11 +141,13 @@ public final class FaultyTCPProxy: Sendable {
     }
 
     /// Applies `fault` to the connections accepted from now on; with `connections`, only to that
-    /// many of them (the later ones are healthy).
-    public func inject(_ fault: Fault, connections: Int = .max) {
+    /// many of them (the later ones are healthy); with `strikes`, it strikes that many times at
+    /// most, whichever connections it strikes on.
+    public func inject(_ fault: Fault, connections: Int = .max, strikes: Int = .max) {
         state.withLock {
             $0.fault = fault
             $0.faultyConnectionsLeft = connections
+            $0.strikesLeft = strikes
         }
     }
 
@@ -204,13 +216,17 @@ public final class FaultyTCPProxy: Sendable {
 
     private func serve(_ client: Int32, fault: Fault) {
         switch fault {
-        case .closeAtAccept(let greeting):
-            noteFault()
+        case .closeAtAccept(let greeting) where takeStrike():
             if let greeting { Self.transmit(Array(greeting.utf8), to: client) }
             return
-        case .stallAtAccept:
-            noteFault()
+        case .stallAtAccept where takeStrike():
             drainUntilClosed([client])
+            return
+        case .closeAtAccept, .stallAtAccept:
+            guard let server = connectUpstream() else { return }
+            state.withLock { _ = $0.open.insert(server) }
+            defer { closeTracked(server) }
+            forward(client: client, server: server, fault: .none)
             return
         default:
             break
@@ -229,8 +245,14 @@ public final class FaultyTCPProxy: Sendable {
         }
     }
 
-    private func noteFault() {
-        state.withLock { $0.faultsFired += 1 }
+    /// Takes one of the strikes left; `false` when the fault has struck as often as allowed.
+    private func takeStrike() -> Bool {
+        state.withLock {
+            guard $0.strikesLeft > 0 else { return false }
+            if $0.strikesLeft != .max { $0.strikesLeft -= 1 }
+            $0.faultsFired += 1
+            return true
+        }
     }
 
     private func connectUpstream() -> Int32? {
@@ -272,12 +294,12 @@ public final class FaultyTCPProxy: Sendable {
                 guard count > 0 else { return }
                 let chunk = Array(buffer[0..<count])
                 let strikeAt = fromClient ? watch.clientSent(chunk) : watch.serverSent(chunk)
-                let forwardCount = strikeAt ?? chunk.count
+                let strikes = strikeAt != nil && takeStrike()
+                let forwardCount = strikes ? strikeAt ?? chunk.count : chunk.count
                 if forwardCount > 0 {
                     Self.transmit(Array(chunk[0..<forwardCount]), to: fromClient ? server : client)
                 }
-                guard strikeAt != nil else { continue }
-                noteFault()
+                guard strikes else { continue }
                 if case .cut(_, let reset) = fault {
                     if reset { Self.abort(client) }
                     return
@@ -341,6 +363,8 @@ private struct TriggerWatch {
     private var ssh = SSHClientStream()
     private var sshFlights = 0
     private var serverSpokeSinceEncryptedClient = false
+    /// Whether the request ``FaultyTCPProxy/Trigger/answerTo(requestStartingWith:)`` names was sent.
+    private var awaitingAnswer = false
     private var fired = false
 
     init(trigger: FaultyTCPProxy.Trigger?) {
@@ -362,6 +386,8 @@ private struct TriggerWatch {
             if clientBytes + chunk.count > limit { offset = max(0, limit - clientBytes) }
         case .serverBytes, .serverFlight:
             break
+        case .answerTo(let prefix):
+            if newFlight && chunk.starts(with: Array(prefix.utf8)) { awaitingAnswer = true }
         case .clientFlight(let number):
             if newFlight && clientFlights == number { offset = 0 }
         case .sshClientMessage(let type):
@@ -393,6 +419,9 @@ private struct TriggerWatch {
             fired = true
             return max(0, limit - serverBytes)
         case .serverFlight(let number) where newFlight && serverFlights == number:
+            fired = true
+            return 0
+        case .answerTo where newFlight && awaitingAnswer:
             fired = true
             return 0
         default:
