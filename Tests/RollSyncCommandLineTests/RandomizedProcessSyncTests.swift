@@ -107,10 +107,27 @@ extension SplitMix64 {
 /// rule and said so in `rollingsync_removed_rows`.
 final class ProcessSyncSimulation {
     static let tables = ["folders", "notes", "note_tags"]
+    /// A notes app as such apps are: besides the references, an `updated_at` its trigger stamps and
+    /// an FTS5 index over the titles kept by triggers (Docs/Conflicts.md, "Your own triggers").
     static let schema = """
         CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, name TEXT);
-        CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, folder_id TEXT REFERENCES folders(id) ON DELETE SET NULL, title TEXT);
+        CREATE TABLE notes (
+            id TEXT PRIMARY KEY NOT NULL, folder_id TEXT REFERENCES folders(id) ON DELETE SET NULL, title TEXT, updated_at TEXT);
         CREATE TABLE note_tags (id TEXT PRIMARY KEY NOT NULL, note_id TEXT NOT NULL REFERENCES notes(id) ON DELETE CASCADE, tag TEXT);
+        CREATE VIRTUAL TABLE notes_fts USING fts5(title, content='notes', content_rowid='rowid');
+        CREATE TRIGGER notes_touch AFTER UPDATE ON notes WHEN new.updated_at IS old.updated_at BEGIN
+            UPDATE notes SET updated_at = strftime('%Y-%m-%dT%H:%M:%f', 'now') || hex(randomblob(2)) WHERE id = new.id;
+        END;
+        CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_fts(rowid, title) VALUES (new.rowid, new.title);
+        END;
+        CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
+        END;
+        CREATE TRIGGER notes_fts_update AFTER UPDATE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
+            INSERT INTO notes_fts(rowid, title) VALUES (new.rowid, new.title);
+        END;
         """
 
     struct Client {
@@ -309,7 +326,7 @@ final class ProcessSyncSimulation {
         let folders = try await localKeys(client)["folders"] ?? []
         let folder = random.chance(80) ? random.pick(folders) : nil
         let note = newKey("n")
-        let sql = "INSERT INTO notes VALUES ('\(note)', \(literal(folder)), '\(client.name) step \(step)'); SELECT changes();"
+        let sql = "INSERT INTO notes (id, folder_id, title) VALUES ('\(note)', \(literal(folder)), '\(client.name) step \(step)'); SELECT changes();"
         if try await write(client, "insert note \(note) in \(folder ?? "no folder")", sql)?.standardOutput == "1\n" {
             inserted["notes", default: []].insert(note)
         }
@@ -440,8 +457,8 @@ final class ProcessSyncSimulation {
         let note = newKey("n")
         let title = "'\(client.name) step \(step) beside a sync'"
         let insert = folder.map {
-            "INSERT INTO notes SELECT '\(note)', id, \(title) FROM folders WHERE id = '\($0)';"
-        } ?? "INSERT INTO notes VALUES ('\(note)', NULL, \(title));"
+            "INSERT INTO notes (id, folder_id, title) SELECT '\(note)', id, \(title) FROM folders WHERE id = '\($0)';"
+        } ?? "INSERT INTO notes (id, folder_id, title) VALUES ('\(note)', NULL, \(title));"
         let spin = random.below(300_000)
         let body = insert + " SELECT changes(); "
             + "WITH RECURSIVE counter(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM counter WHERE x < \(spin)) "
@@ -559,6 +576,8 @@ final class ProcessSyncSimulation {
             check(violations.isEmpty, "\(client.name) breaks foreign keys (table|rowid|parent|fk): \(violations.prefix(8))")
             let integrity = try await query(client, "PRAGMA integrity_check;")
             check(integrity == ["ok"], "\(client.name) fails the integrity check: \(integrity.prefix(8))")
+            let fts = try await TestProcess.run(sqlite3, ["-batch", client.file, "INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1);"])
+            check(fts.status == 0, "\(client.name)'s FTS index does not match its notes: \(fts.standardError)")
         }
         for (client, dump) in zip(clients, dumps).dropFirst() where dump != dumps[0] {
             let onlyHere = Set(dump).subtracting(dumps[0]).sorted().prefix(6)

@@ -294,7 +294,12 @@ struct SchemaCommandTests {
         try await lab.sync(a)
         try await lab.sync(b)
         try await lab.sql(b, "UPDATE notes SET title = 'Lisbon in May' WHERE id = 'n1'")
-        for file in [b, a, b, a] { try await lab.sync(file) }
+        try await lab.sync(b)
+        // A's touch trigger fires for B's title and is skipped: B's sync carried its own stamp.
+        let applied = try await lab.sync(a)
+        let output = applied.standardOutput + applied.standardError
+        #expect(output.contains("triggers tried to write notes \"n1\""), "\(output)")
+        for file in [b, a] { try await lab.sync(file) }
         for table in tables { try await lab.expectIdentical(a, b, table: table) }
         for file in [a, b] {
             #expect(try await lab.sql(file, "SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'may'").count == 1)
