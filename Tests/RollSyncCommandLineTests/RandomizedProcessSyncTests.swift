@@ -114,20 +114,8 @@ final class ProcessSyncSimulation {
         CREATE TABLE notes (
             id TEXT PRIMARY KEY NOT NULL, folder_id TEXT REFERENCES folders(id) ON DELETE SET NULL, title TEXT, updated_at TEXT);
         CREATE TABLE note_tags (id TEXT PRIMARY KEY NOT NULL, note_id TEXT NOT NULL REFERENCES notes(id) ON DELETE CASCADE, tag TEXT);
-        CREATE VIRTUAL TABLE notes_fts USING fts5(title, content='notes', content_rowid='rowid');
-        CREATE TRIGGER notes_touch AFTER UPDATE ON notes WHEN new.updated_at IS old.updated_at BEGIN
-            UPDATE notes SET updated_at = strftime('%Y-%m-%dT%H:%M:%f', 'now') || hex(randomblob(2)) WHERE id = new.id;
-        END;
-        CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes BEGIN
-            INSERT INTO notes_fts(rowid, title) VALUES (new.rowid, new.title);
-        END;
-        CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
-            INSERT INTO notes_fts(notes_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
-        END;
-        CREATE TRIGGER notes_fts_update AFTER UPDATE ON notes BEGIN
-            INSERT INTO notes_fts(notes_fts, rowid, title) VALUES ('delete', old.rowid, old.title);
-            INSERT INTO notes_fts(rowid, title) VALUES (new.rowid, new.title);
-        END;
+        \(AppSchemaShapes.touchTrigger("notes_touch", on: "notes", stamp: "strftime('%Y-%m-%dT%H:%M:%f', 'now') || hex(randomblob(2))"))
+        \(AppSchemaShapes.fts5Index("notes_fts", on: "notes", columns: ["title"]))
         """
 
     struct Client {

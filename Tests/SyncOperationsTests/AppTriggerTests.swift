@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SyncCore
+import TestSupport
 import Testing
 
 /// The app's own triggers and virtual tables (Docs/Conflicts.md, "Your own triggers"): full-text
@@ -21,24 +22,10 @@ struct AppTriggerTests {
             title TEXT, body TEXT, updated_at TEXT);
         CREATE TABLE audit (id TEXT PRIMARY KEY NOT NULL, note_id TEXT, action TEXT);
         CREATE TABLE title_cache (note_id TEXT PRIMARY KEY, title TEXT);
-        CREATE VIRTUAL TABLE note_fts USING fts5(title, body, content='note', content_rowid='rowid');
+        \(AppSchemaShapes.touchTrigger("note_touch", on: "note", stamp: "strftime('%Y-%m-%dT%H:%M:%f', 'now') || '-' || hex(randomblob(4))"))
+        \(AppSchemaShapes.fts5Index("note_fts", on: "note", columns: ["title", "body"]))
         CREATE VIRTUAL TABLE legacy_fts USING fts4(words);
         CREATE VIRTUAL TABLE place USING rtree(id, min_x, max_x, min_y, max_y);
-        -- SQLite fires the trigger created last first: the touch comes before the FTS triggers, so
-        -- they index each change of a row before the touch changes it again (as any app must).
-        CREATE TRIGGER note_touch AFTER UPDATE ON note WHEN new.updated_at IS old.updated_at BEGIN
-            UPDATE note SET updated_at = strftime('%Y-%m-%dT%H:%M:%f', 'now') || '-' || hex(randomblob(4)) WHERE id = new.id;
-        END;
-        CREATE TRIGGER note_fts_insert AFTER INSERT ON note BEGIN
-            INSERT INTO note_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
-        END;
-        CREATE TRIGGER note_fts_delete AFTER DELETE ON note BEGIN
-            INSERT INTO note_fts(note_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
-        END;
-        CREATE TRIGGER note_fts_update AFTER UPDATE ON note BEGIN
-            INSERT INTO note_fts(note_fts, rowid, title, body) VALUES ('delete', old.rowid, old.title, old.body);
-            INSERT INTO note_fts(rowid, title, body) VALUES (new.rowid, new.title, new.body);
-        END;
         CREATE TRIGGER note_count_insert AFTER INSERT ON note BEGIN
             UPDATE folder SET note_count = note_count + 1 WHERE id = new.folder_id;
         END;
@@ -142,6 +129,14 @@ struct AppTriggerTests {
         let clients = try await Self.clients()
         try clients[0].execute("INSERT INTO note (id, folder_id, title) VALUES ('a', 'f', 'One')")
         try clients[1].execute("INSERT INTO note (id, folder_id, title) VALUES ('b', 'f', 'Two')")
+        try await clients[0].sync()
+        // The receiver's count trigger fires for the incoming note; its write is skipped and said.
+        let report = try await clients[1].sync()
+        let skipped = report.warnings.compactMap { warning -> [DatabaseValue]? in
+            guard case .apply(.appTriggerWritesSkipped(table: let table, keys: let keys), _) = warning, table == "folder" else { return nil }
+            return keys
+        }
+        #expect(skipped == [["f".databaseValue]], "\(report.warnings)")
         try await Self.settle(clients)
         let counts = try clients.map { try $0.value("SELECT note_count FROM folder WHERE id = 'f'") }
         #expect(Set(counts).count == 1, "\(counts)")

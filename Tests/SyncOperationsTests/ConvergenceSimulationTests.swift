@@ -33,21 +33,8 @@ struct ConvergenceSimulationTests {
         CREATE TABLE label (id TEXT PRIMARY KEY NOT NULL, item_id TEXT, name TEXT);
         CREATE TABLE audit (id TEXT PRIMARY KEY NOT NULL, item_id TEXT, action TEXT);
         CREATE TABLE title_cache (item_id TEXT PRIMARY KEY, title TEXT);
-        CREATE VIRTUAL TABLE item_fts USING fts5(title, owner, content='item', content_rowid='rowid');
-        -- Created first, so it fires after the FTS triggers (SQLite fires the newest trigger first).
-        CREATE TRIGGER item_touch AFTER UPDATE ON item WHEN new.updated_at IS old.updated_at BEGIN
-            UPDATE item SET updated_at = hex(randomblob(8)) WHERE id = new.id;
-        END;
-        CREATE TRIGGER item_fts_insert AFTER INSERT ON item BEGIN
-            INSERT INTO item_fts(rowid, title, owner) VALUES (new.rowid, new.title, new.owner);
-        END;
-        CREATE TRIGGER item_fts_delete AFTER DELETE ON item BEGIN
-            INSERT INTO item_fts(item_fts, rowid, title, owner) VALUES ('delete', old.rowid, old.title, old.owner);
-        END;
-        CREATE TRIGGER item_fts_update AFTER UPDATE ON item BEGIN
-            INSERT INTO item_fts(item_fts, rowid, title, owner) VALUES ('delete', old.rowid, old.title, old.owner);
-            INSERT INTO item_fts(rowid, title, owner) VALUES (new.rowid, new.title, new.owner);
-        END;
+        \(AppSchemaShapes.touchTrigger("item_touch", on: "item", stamp: "hex(randomblob(8))"))
+        \(AppSchemaShapes.fts5Index("item_fts", on: "item", columns: ["title", "owner"]))
         CREATE TRIGGER label_count_insert AFTER INSERT ON label BEGIN
             UPDATE item SET label_count = label_count + 1 WHERE id = new.item_id;
         END;
