@@ -144,20 +144,23 @@ struct WebDAVDroppedConnectionTests {
         await store.close()
     }
 
-    /// The answer to an upload's MOVE is lost after the server moved the file: libcurl sends the
-    /// MOVE again on a fresh connection, which finds its source gone; the store sees that the
-    /// target holds the upload and succeeds instead of reporting `notFound`.
+    /// The answer to an upload's MOVE is lost after the server moved the file: the MOVE is sent
+    /// again, which finds its source gone; the store sees that the target holds the upload and
+    /// succeeds instead of reporting `notFound`.
+    ///
+    /// Who sends it again depends on the connection: libcurl itself when the MOVE went on a
+    /// reused one, the store's retry policy when it went on a fresh one (on a loaded machine the
+    /// server may close the idle connection between the PUT and the MOVE). Two attempts cover both.
     @Test func lostAnswerToTheFinalMoveStillCompletesTheUpload() async throws {
         let configuration = try await WebDAVTestServer.apache.freshConfiguration(settings: Self.settings(for: nil))
         let proxy = try FaultyTCPProxy(forwardingTo: try #require(configuration.url.port))
         defer { proxy.stop() }
         let body = Data("moved once".utf8)
 
-        // The first MOVE's answer is cut, whichever connection carries it (on a loaded machine the
-        // server may close an idle connection between the PUT and the MOVE); the one sent again
+        // The first MOVE's answer is cut, whichever connection carries it; the one sent again
         // gets through.
         proxy.inject(.cut(.answerTo(requestStartingWith: "MOVE "), reset: false), strikes: 1)
-        let store = try WebDAVRemoteStore(configuration: proxied(configuration, through: proxy, retries: 1))
+        let store = try WebDAVRemoteStore(configuration: proxied(configuration, through: proxy, retries: 2))
         try await store.write(body, to: "target.txt")
         #expect(proxy.faultsFired == 1)
         #expect(try await store.read("target.txt") == body)
