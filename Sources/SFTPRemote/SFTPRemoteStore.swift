@@ -85,10 +85,11 @@ public final class SFTPRemoteStore: RemoteStore {
         try await withConnection { try await $0.upload(from: localFile, to: path) }
     }
 
-    /// Uploads to a temporary name, then renames it onto `path`, which SFTP v3 refuses when
-    /// anything stands there (`alreadyExists`).
+    /// Uploads to a temporary name, then renames it onto `path` while holding a claim directory
+    /// beside it, so that of racing creators one wins even on servers whose rename overwrites
+    /// (`alreadyExists` for the others, or when anything stands at `path`).
     public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
-        try await withConnection { try await $0.upload(from: localFile, to: path, exclusive: true) }
+        try await withConnection { try await $0.createExclusively(from: localFile, at: path) }
     }
 
     public func download(_ path: RemotePath, to localFile: URL) async throws {

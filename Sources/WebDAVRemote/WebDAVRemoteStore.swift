@@ -1,6 +1,7 @@
 import CurlTransport
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 
 /// A ``RemoteStore`` on a WebDAV server (RFC 4918), spoken through libcurl.
 ///
@@ -140,14 +141,17 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
     }
 
-    /// `PUT` to a temporary name, then `MOVE` with `Overwrite: F`, which the server refuses with
-    /// 412 when anything stands at `path` (`alreadyExists`). Like an upload, the file is never
-    /// visible partially (a `PUT` with `If-None-Match: *` to the target would be, on servers that
-    /// write in place). A name whose `Destination` header cannot be written (`?`, `;`) is
-    /// `unsupported`. How atomic the check is depends on the server (Apache checks, then renames).
+    /// `PUT` to a temporary name, then, holding the target's ``CreationClaim`` (a hidden
+    /// collection made with `MKCOL`), `MOVE` with `Overwrite: F`. The `MOVE` alone is not
+    /// exclusive: Apache checks `Overwrite` when the request starts and renames over whatever
+    /// stands there by then, so two of sixteen racing creators both succeeded; `MKCOL` is one
+    /// `mkdir(2)` there (and on nginx and lighttpd), which only one of them can win. Like an
+    /// upload, the file is never visible partially. A name whose `Destination` header cannot be
+    /// written (`?`, `;`) is `unsupported`.
+    /// - Throws: `alreadyExists` when anything stands at `path`, or appears there first.
     public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
         let size = try Self.sizeOfLocalFile(localFile, for: path)
-        guard let parent = path.parent, try await properties(of: path) == nil else {
+        guard let parent = path.parent, let name = path.components.last, try await properties(of: path) == nil else {
             throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at this path")
         }
         guard WebDAVEndpoint.destinationHeaderCanCarry(path) else {
@@ -155,15 +159,47 @@ public final class WebDAVRemoteStore: RemoteStore {
         }
         let temporary = temporaryURL(in: parent)
         let destination = client.endpoint.url(for: path, collection: false)
+        let claim = CreationClaim(forTargetNamed: name)
+        let claimURL = client.endpoint.url(components: parent.components + [claim.name], collection: true)
+        let client = client
         try await withTemporaryResource(temporary) {
             try await put(localFile, size: size, at: temporary, for: path)
-            let response = try await client.send(
-                HTTPRequest(method: "MOVE", url: temporary, headers: ["Destination: \(destination)", "Overwrite: F"]),
-                for: path, accepting: [201, 204, 412], idempotent: false
+            try await claim.create(
+                at: path,
+                targetExists: { try await properties(of: path) != nil },
+                claim: {
+                    // A server whose own mkdir(2) lost the race answers a refusal of its own
+                    // (Apache 403, wsgidav 500): asked once more, a claim that now stands is 405,
+                    // and a real refusal stays.
+                    let makeClaim = HTTPRequest(method: "MKCOL", url: claimURL)
+                    let answers: Set<Int> = [201, 405, 403, 500]
+                    var response = try await client.send(makeClaim, for: path, accepting: answers, idempotent: false)
+                    if response.status != 201 && response.status != 405 {
+                        response = try await client.send(makeClaim, for: path, accepting: answers, idempotent: false)
+                    }
+                    switch response.status {
+                    case 201: return true
+                    case 405: return false
+                    default: throw RemoteStoreError.httpStatus(response.status, method: "MKCOL", path: path, body: response.body)
+                    }
+                },
+                release: {
+                    try await Task {
+                        _ = try await client.send(
+                            HTTPRequest(method: "DELETE", url: claimURL), for: path, accepting: [200, 202, 204, 404], idempotent: true
+                        )
+                    }.value
+                },
+                place: {
+                    let response = try await client.send(
+                        HTTPRequest(method: "MOVE", url: temporary, headers: ["Destination: \(destination)", "Overwrite: F"]),
+                        for: path, accepting: [201, 204, 412], idempotent: false
+                    )
+                    if response.status == 412 {
+                        throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at this path")
+                    }
+                }
             )
-            if response.status == 412 {
-                throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at this path")
-            }
         }
     }
 

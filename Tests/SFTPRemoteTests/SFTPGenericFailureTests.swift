@@ -48,14 +48,7 @@ struct SFTPGenericFailureTests {
     @Test(arguments: RemoteStoreConformance.Check.allCases)
     func conformance(_ check: RemoteStoreConformance.Check) async throws {
         let server = try SFTPGenericFailureServer.current()
-        let skipped: [RemoteStoreConformance.Check: String] = [
-            .concurrentExclusiveCreatesHaveOneWinner: """
-                paramiko's SFTP server renames onto an existing file, against SFTP v3 ("an error if newpath \
-                exists"), so exclusive creation by rename is not exclusive when creators race there (OpenSSH's \
-                sshd passes the check)
-                """,
-        ]
-        try await RemoteStoreConformance(options: .init(skipped: skipped), makeStore: { try await server.makeStore(folder: Self.folder) })
+        try await RemoteStoreConformance(makeStore: { try await server.makeStore(folder: Self.folder) })
             .run(check)
     }
 

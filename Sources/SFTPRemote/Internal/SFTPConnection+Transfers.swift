@@ -1,6 +1,7 @@
 import CLibSSH2
 import Foundation
 import RemoteProtocol
+import RemoteTransportSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -21,11 +22,57 @@ extension SFTPConnection {
     /// `posix-rename@openssh.com`, so replacing a file means unlink then rename: readers may see no
     /// file for a moment, never a partial one (``RemoteProtocol/RemoteCapabilities/atomicReplace``
     /// is false).
+    func upload(from localFile: URL, to path: RemotePath) async throws {
+        let (temporary, target) = try writeTemporary(localFile, beside: path)
+        try await finishing(temporary, of: path) { try moveIntoPlace(temporary, target, path: path) }
+    }
+
+    /// Uploads `localFile` to a temporary name beside `path`, then, holding the target's
+    /// ``CreationClaim`` (a hidden directory made with `mkdir`), renames it onto `path` if nothing
+    /// stands there.
     ///
-    /// With `exclusive`, the temporary file is renamed onto `path` without removing anything
-    /// first: an SFTP v3 rename refuses an existing target (OpenSSH's server links the new name,
-    /// then unlinks the old one), so the file is created only if absent, and never visible partially.
-    func upload(from localFile: URL, to path: RemotePath, exclusive: Bool = false) throws {
+    /// The rename alone is not exclusive everywhere: SFTP v3 says it fails onto an existing name
+    /// (OpenSSH's server links the new name, then unlinks the old one), but paramiko's server and
+    /// others rename over the target, so two racing creators could both succeed. A directory
+    /// creation is atomic on every server (`mkdir(2)`), so only one creator at a time holds the
+    /// claim, and it looks at the target before renaming. The file is never visible partially.
+    /// - Throws: `alreadyExists` if something has that name, or gets it first.
+    func createExclusively(from localFile: URL, at path: RemotePath) async throws {
+        let (temporary, target) = try writeTemporary(localFile, beside: path)
+        let claim = CreationClaim(forTargetNamed: path.components.last ?? "")
+        let directory = try serverPath(path.parent ?? .root)
+        let claimLocation = (directory == "/" ? "" : directory) + "/" + claim.name
+        let alreadyExists = RemoteStoreError(.alreadyExists, path: path, message: "something already exists at '\(path)'")
+        try await finishing(temporary, of: path) {
+            try await claim.create(
+                at: path,
+                targetExists: { try lstat(target) != nil },
+                claim: {
+                    do {
+                        try mkdir(claimLocation)
+                        return true
+                    } catch let failure as SFTPFailure where !failure.breaksConnection {
+                        guard try lstat(claimLocation) != nil else { throw failure }
+                        return false
+                    }
+                },
+                release: { _ = try ignoringMissing(claimLocation) { try rmdir(claimLocation) } },
+                place: {
+                    do {
+                        try rename(temporary, to: target)
+                    } catch let failure as SFTPFailure where !failure.breaksConnection {
+                        guard try lstat(target) != nil else { throw failure }
+                        throw alreadyExists
+                    }
+                }
+            )
+        }
+    }
+
+    /// Writes `localFile` to a fresh temporary name beside `path`; returns the server paths of
+    /// the temporary file and of the target.
+    /// - Throws: `notFound` or `notADirectory` when the parent is missing or a file.
+    private func writeTemporary(_ localFile: URL, beside path: RemotePath) throws -> (temporary: String, target: String) {
         let input = try LocalFile(reading: localFile, for: path)
         let target = try serverPath(path)
         let directory = try serverPath(path.parent ?? .root)
@@ -44,26 +91,44 @@ extension SFTPConnection {
         } catch let failure as SFTPFailure {
             throw failure.remoteStoreError("cannot upload '\(path)'", path: path)
         }
-
-        var handleIsOpen = true
         do {
             try send(input, to: handle, path: path)
-            handleIsOpen = false
-            try closeHandle(handle)
-            if exclusive {
-                try createFromTemporary(temporary, target, path: path)
-            } else {
-                try moveIntoPlace(temporary, target, path: path)
-            }
         } catch {
-            if handleIsOpen { _ = libssh2_sftp_close_handle(handle) }
-            if !isBroken { try? ignoringMissing(temporary) { try unlink(temporary) } }
-            retire()
-            if let failure = error as? SFTPFailure {
-                throw failure.remoteStoreError("cannot upload '\(path)'", path: path)
-            }
-            throw error
+            _ = libssh2_sftp_close_handle(handle)
+            try? discard(temporary)
+            throw Self.uploadError(error, path: path)
         }
+        do {
+            try closeHandle(handle)
+        } catch {
+            try? discard(temporary)
+            throw Self.uploadError(error, path: path)
+        }
+        return (temporary, target)
+    }
+
+    /// Runs `body`, which puts the finished temporary file in place; if it throws, the temporary
+    /// file is removed (when the connection still works) and the connection retired.
+    private func finishing(_ temporary: String, of path: RemotePath, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            try? discard(temporary)
+            throw Self.uploadError(error, path: path)
+        }
+    }
+
+    /// Removes a temporary file after a failed upload and retires the connection (requests may
+    /// still be in flight); nothing is sent on a broken connection.
+    private func discard(_ temporary: String) throws {
+        defer { retire() }
+        if !isBroken { try ignoringMissing(temporary) { try unlink(temporary) } }
+    }
+
+    /// `error` as the upload's error: an ``SFTPFailure`` becomes a ``RemoteStoreError``.
+    private static func uploadError(_ error: any Error, path: RemotePath) -> any Error {
+        guard let failure = error as? SFTPFailure else { return error }
+        return failure.remoteStoreError("cannot upload '\(path)'", path: path)
     }
 
     /// Streams the local file into the open remote handle, keeping libssh2's write pipeline full:
@@ -122,24 +187,6 @@ extension SFTPConnection {
             }
         }
         throw RemoteStoreError(.io, path: path, message: "'\(path)' kept reappearing while it was being replaced")
-    }
-
-    /// Renames the finished temporary file onto `target` only if nothing stands there.
-    ///
-    /// The rename is what makes it exclusive (SFTP v3: "an error if newpath exists"); the `lstat`
-    /// before it only spares a rename on servers that break that rule and replace the target
-    /// (paramiko's), where two creators racing can then both succeed.
-    /// - Throws: `alreadyExists` if something has that name.
-    private func createFromTemporary(_ temporary: String, _ target: String, path: RemotePath) throws {
-        if try lstat(target) != nil {
-            throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at '\(path)'")
-        }
-        do {
-            try rename(temporary, to: target)
-        } catch let failure as SFTPFailure where !failure.breaksConnection {
-            guard try lstat(target) != nil else { throw failure }
-            throw RemoteStoreError(.alreadyExists, path: path, message: "something already exists at '\(path)'")
-        }
     }
 
     /// Downloads `path` into `localFile` through a temporary file beside it, renamed at the end.
