@@ -7,8 +7,8 @@ import Testing
 
 /// SyncCore's structure: RollingSync's local tables have one migrator and one owner (databases
 /// written by earlier releases upgrade and sync on; no file outside `Sources/SyncCore/LocalStore/`
-/// touches them), and its folders depend on each other one way (`Scripts/folder-graph.py`).
-@Suite("Source structure: one owner per table, folders without cycles")
+/// touches them; only `ChangeLog` writes the change log and switches capture), and its folders depend on each other one way (`Scripts/folder-graph.py`).
+@Suite("Source structure: one owner per table, one writer of the change log, folders without cycles")
 struct SourceStructureTests {
     /// The repository's root, from this file's path.
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -71,6 +71,24 @@ struct SourceStructureTests {
         }
         #expect(offenders == [], "these files name RollingSync's tables; ask LocalStore or LocalSyncState instead")
         #expect(files.count > 50, "the sources were found")
+    }
+
+    @Test("only ChangeLog.swift writes the change log or turns capture off and on")
+    func changeLogHasOneWriter() throws {
+        let sources = Self.repository.appendingPathComponent("Sources")
+        let owner = sources.appendingPathComponent("SyncCore/LocalStore/ChangeLog.swift").path
+        let write = try Regex(#"(?i)\b(INSERT(\s+OR\s+\w+)?\s+INTO|REPLACE\s+INTO|UPDATE|DELETE\s+FROM)\s+(main\.)?rollingsync_changes\b"#)
+        let captureSwitch = try Regex(#"(?i)\bapplying\s*(=|FROM\s+(main\.)?rollingsync_state)|SELECT\s+applying\b"#)
+        var offenders: [String] = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        for file in files where file.pathExtension == "swift" && file.path != owner {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            if text.contains(write) || text.contains(captureSwitch) {
+                offenders.append(file.lastPathComponent)
+            }
+        }
+        #expect(offenders == [], "these files write the change log or flip capture; call ChangeLog instead")
+        #expect(files.count > 100, "the sources were found")
     }
 
     @Test("SyncCore's folders depend on each other one way (Scripts/folder-graph.py finds no cycle)")

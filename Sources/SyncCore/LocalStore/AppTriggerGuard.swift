@@ -54,7 +54,7 @@ struct AppTriggerGuard {
                 try db.execute(sql: """
                     CREATE TEMP TRIGGER \("rollingsync_guard_\(table.id)_\(event.lowercased())".sqlIdentifier)
                     BEFORE \(event) ON main.\(table.name.sqlIdentifier)
-                    WHEN (SELECT applying FROM main.rollingsync_state) = 1 BEGIN
+                    WHEN \(ChangeLog.captureIsSuppressed) BEGIN
                         INSERT INTO rollingsync_skipped (table_id, row_key) SELECT \(table.id), \(key) \(unpermitted)
                             AND NOT EXISTS (SELECT 1 FROM temp.rollingsync_skipped WHERE table_id = \(table.id) AND \(key) IS row_key);
                         SELECT RAISE(IGNORE) \(unpermitted);

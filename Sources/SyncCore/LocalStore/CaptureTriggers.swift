@@ -3,12 +3,12 @@ import GRDB
 
 /// Generates and installs the capture triggers of one synced table.
 ///
-/// Each trigger appends one row to `rollingsync_changes` (unless `rollingsync_state.applying` is
-/// set, which happens only inside the transaction applying remote changes: checked last in the
+/// Each trigger appends one row to `rollingsync_changes` (unless capture is suppressed, which
+/// happens only inside RollingSync's own transactions, see ``ChangeLog``: checked last in the
 /// trigger's `WHEN` clause, which measured cheaper than an `INSERT … SELECT … FROM
 /// rollingsync_state`) carrying the raw wall-clock reading (``LocalStoreSchema/wallClockReading``);
 /// its position in the log (`seq`) and that reading determine its hybrid logical clock (see
-/// ``ChangeLogClock``). All this happens inside the statement that fired it, so a change and its
+/// ``ChangeLog``). All this happens inside the statement that fired it, so a change and its
 /// record commit or roll back together whatever connection or tool wrote it:
 /// - `AFTER INSERT`: one row, operation insert.
 /// - `AFTER UPDATE OF <column>` for every non-key column, only when the value really changed
@@ -23,15 +23,11 @@ struct CaptureTriggers {
     let table: SyncedTable
 
     private func record(operation: Int, key: String, column: String?) -> String {
-        let columnLiteral = column.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"
-        return """
-            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                VALUES (\(LocalStoreSchema.wallClockReading), \(table.id), \(key), \(operation), \(columnLiteral));
-            """
+        ChangeLog.triggerEntry(operation: operation, tableID: table.id, key: key, column: column)
     }
 
     /// The `WHEN` condition that suppresses capture while remote changes are being applied.
-    private static let notApplying = "(SELECT applying FROM rollingsync_state) = 0"
+    private static let notApplying = ChangeLog.captureIsOn
 
     /// The `CREATE TRIGGER` statements.
     var statements: [String] {

@@ -1,8 +1,24 @@
+import Foundation
 import GRDB
 
-/// Stamps change-log rows with hybrid logical clock timestamps.
+/// The change log (`rollingsync_changes`) and its capture switch: the one owner of every write to
+/// the log and of turning capture off and on (`SourceStructureTests` keeps it so).
 ///
-/// A capture trigger records only what it must observe at write time: the wall clock (in SQL, as a
+/// **Capture.** The capture triggers (``CaptureTriggers``) append to the log unless capture is
+/// suppressed, which RollingSync does only inside its own transactions, while it writes what other
+/// clients decided (``withCaptureSuppressed(_:_:)``): an apply, a whole-store installation. Inside
+/// them, a write that must be published as a local change (a row removed by a rule) runs with
+/// capture on again (``withCaptureEnabled(_:_:)``). The switch is a column of
+/// `rollingsync_state` (`applying`), so the triggers read it in the file, whatever connection or
+/// tool writes; its name stays, since whole stores carry it to clients of the last release.
+///
+/// **Entries.** Besides the triggers, entries are added when a table is registered (every row,
+/// as an insert), when a column is added (every row with a value, as an update), when an outcome
+/// goes against the later write (``republish(_:key:tableID:in:)``) and when the engine removes a
+/// row as a local deletion (``recordDeletion(key:tableID:in:)``). They leave when pushed
+/// (``retire(upTo:setID:databaseID:changeCount:maximumClock:in:)``), superseded or discarded.
+///
+/// **Clocks.** A capture trigger records only what it must observe at write time: the wall clock (in SQL, as a
 /// Julian day number, converted to `ms << 16` only here, see
 /// ``LocalStoreSchema/hybridClockCandidate(ofWall:)``) and the change's position (`seq`, SQLite's
 /// own rowid assignment, strictly increasing because new rows always get `max(rowid) + 1`). The HLC value is a deterministic function of
@@ -17,7 +33,7 @@ import GRDB
 /// changes, so a stamped clock is exactly what a trigger computing the HLC itself would have
 /// produced. Keeping the triggers to one plain append is what keeps capture cheap (see the
 /// SyncCoreBenchmark).
-enum ChangeLogClock {
+enum ChangeLog {
     /// Stamps every unstamped log row and advances `rollingsync_state.clock` to the newest stamp.
     /// - Returns: the `seq` of the newest log row (all rows up to it are stamped), or `nil` if the
     ///   log is empty.
@@ -44,6 +60,169 @@ enum ChangeLogClock {
         try db.execute(
             sql: "UPDATE rollingsync_state SET clock = max(clock, ?)",
             arguments: [clock.databaseInteger]
+        )
+    }
+
+    // MARK: Capture
+
+    /// The `WHEN` condition of a capture trigger: capture is on.
+    static let captureIsOn = "(SELECT applying FROM rollingsync_state) = 0"
+
+    /// The `WHEN` condition of a TEMP trigger that acts only while capture is suppressed.
+    static let captureIsSuppressed = "(SELECT applying FROM main.rollingsync_state) = 1"
+
+    /// Runs `body` with capture suppressed (the writes it makes are not logged), then restores the
+    /// switch as it was, also when `body` throws. Nests.
+    static func withCaptureSuppressed<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try withCapture(suppressed: true, db, body)
+    }
+
+    /// Runs `body` with capture on (its writes are logged as local changes, as the app's are),
+    /// then restores the switch as it was, also when `body` throws. Nests.
+    static func withCaptureEnabled<T>(_ db: Database, _ body: () throws -> T) throws -> T {
+        try withCapture(suppressed: false, db, body)
+    }
+
+    private static func withCapture<T>(suppressed: Bool, _ db: Database, _ body: () throws -> T) throws -> T {
+        let previous = try Bool.fetchOne(db, sql: "SELECT applying FROM rollingsync_state") ?? false
+        guard previous != suppressed else { return try body() }
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = ?", arguments: [suppressed])
+        defer { try? db.execute(sql: "UPDATE rollingsync_state SET applying = ?", arguments: [previous]) }
+        return try body()
+    }
+
+    // MARK: Entries
+
+    /// The statement a capture trigger runs: one entry of `operation` for the row whose key is the
+    /// SQL expression `key` (`new.id`), naming `column` for an update.
+    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?) -> String {
+        let columnLiteral = column.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"
+        return """
+            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                VALUES (\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral));
+            """
+    }
+
+    /// Logs every row of a newly registered table as an insert.
+    /// - Returns: the number of rows logged.
+    static func recordEveryRow(of table: SyncedTable, in db: Database) throws -> Int {
+        try db.execute(
+            sql: """
+                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, NULL
+                FROM main.\(table.name.sqlIdentifier)
+                """,
+            arguments: [table.id, LocalStoreSchema.insertOperation]
+        )
+        return db.changesCount
+    }
+
+    /// Logs an update of `column` for every row whose value is not `defaultValue` (SQL text of
+    /// the column's default, `nil` for none).
+    /// - Returns: the number of rows logged.
+    static func recordColumn(_ column: String, of table: SyncedTable, differingFrom defaultValue: String?, in db: Database) throws -> Int {
+        try db.execute(
+            sql: """
+                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, ?
+                FROM main.\(table.name.sqlIdentifier) WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL"))
+                """,
+            arguments: [table.id, LocalStoreSchema.updateOperation, column]
+        )
+        return db.changesCount
+    }
+
+    /// Logs a cell again with a new clock, so that a decision against the later write reaches
+    /// every client.
+    static func republish(_ column: String, key: DatabaseValue, tableID: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+            VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, ?)
+            """).execute(arguments: [tableID, key, LocalStoreSchema.updateOperation, column])
+    }
+
+    /// Logs the deletion of a row the engine did not write (it lost a uniqueness collision), so
+    /// that it is pushed like a local deletion.
+    static func recordDeletion(key: DatabaseValue, tableID: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+            VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, NULL)
+            """).execute(arguments: [tableID, key, LocalStoreSchema.deleteOperation])
+    }
+
+    /// Forgets a superseded local edit of one cell (a later remote write won it).
+    static func dropEdit(of column: String, key: DatabaseValue, tableID: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND op = ? AND column_name = ?")
+            .execute(arguments: [tableID, key, LocalStoreSchema.updateOperation, column])
+    }
+
+    /// Forgets every unpushed change of one row (a deletion or a constraint overruled them).
+    static func dropChanges(key: DatabaseValue, tableID: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?").execute(arguments: [tableID, key])
+    }
+
+    /// Forgets the unpushed edits of a column dropped from its table.
+    static func dropEdits(ofColumn column: String, tableID: Int64, in db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND op = ? AND column_name = ?",
+            arguments: [tableID, LocalStoreSchema.updateOperation, column]
+        )
+    }
+
+    /// Forgets every unpushed change of a table removed from synchronization.
+    static func dropChanges(ofTable tableID: Int64, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM rollingsync_changes WHERE table_id = ?", arguments: [tableID])
+    }
+
+    /// Empties the log and turns capture on: a whole store adopted as a new client's database
+    /// starts with nothing to push (its uploader pushes its own changes).
+    static func reset(in db: Database) throws {
+        try db.execute(sql: "UPDATE rollingsync_state SET applying = 0; DELETE FROM rollingsync_changes;")
+    }
+
+    /// Retires the entries up to `lastSequence`, which a pushed set carried: each cell's and row's
+    /// newest pushed clock becomes its current write (cell clocks, tombstones, re-creations), the
+    /// entries leave the log and the set is recorded as applied here. Changes logged after the set
+    /// was written stay pending. Harmless when repeated.
+    static func retire(
+        upTo lastSequence: Int64, setID: String, databaseID: String, changeCount: Int, maximumClock: HLCTimestamp, in db: Database
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
+                SELECT table_id, row_key, column_name, max(clock), ? FROM rollingsync_changes
+                WHERE seq <= ? AND op = ? GROUP BY table_id, row_key, column_name
+                ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+                WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
+                INSERT INTO rollingsync_tombstones (table_id, row_key, clock)
+                SELECT table_id, row_key, max(clock) FROM rollingsync_changes
+                WHERE seq <= ? AND op = ? GROUP BY table_id, row_key
+                ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock);
+                DELETE FROM rollingsync_cell_clocks WHERE (table_id, row_key) IN (
+                    SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? AND op = ?);
+                DELETE FROM rollingsync_tombstones WHERE (table_id, row_key) IN (
+                    SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? GROUP BY table_id, row_key
+                    HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1));
+                INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
+                SELECT table_id, row_key, ?, max(CASE WHEN op = ? THEN clock END), ? FROM rollingsync_changes
+                WHERE seq <= ? GROUP BY table_id, row_key
+                HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1)
+                ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+                WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
+                DELETE FROM rollingsync_changes WHERE seq <= ?;
+                INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock)
+                VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
+                """,
+            arguments: [
+                databaseID, lastSequence, LocalStoreSchema.updateOperation,
+                lastSequence, LocalStoreSchema.deleteOperation,
+                lastSequence, LocalStoreSchema.deleteOperation,
+                lastSequence, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
+                LocalStoreSchema.rowClockColumn, LocalStoreSchema.insertOperation, databaseID, lastSequence,
+                LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
+                lastSequence,
+                setID, databaseID, changeCount, maximumClock.databaseInteger,
+            ]
         )
     }
 }

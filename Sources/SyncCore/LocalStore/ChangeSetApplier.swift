@@ -54,7 +54,7 @@ struct ChangeSetApplier {
     /// Whether each table (by id) has tombstones, read when a row is first inserted into it.
     private var tablesWithTombstones: [Int64: Bool] = [:]
     /// The unique constraints other than the key, read when a collision first needs them.
-    private var uniqueConstraints: UniqueConstraints
+    private let uniqueConstraints: UniqueConstraints
     /// Skips the app triggers' writes to synced tables during the apply (`nil` when the synced
     /// tables have no app triggers).
     private let triggerGuard: AppTriggerGuard?
@@ -62,7 +62,6 @@ struct ChangeSetApplier {
     private struct StatementKey: Hashable {
         enum Purpose {
             case insert, update, delete, select, pending, tombstone, dropTombstone, cellClocks, recordCellClock, dropCellClocks, addTombstone
-            case dropPendingEdit
         }
         var purpose: Purpose
         var table: String = ""
@@ -128,20 +127,6 @@ struct ChangeSetApplier {
     /// initializer reads each value through a key path, which dominated the cost of applying.
     private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
         StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
-    }
-
-    /// The unpushed local changes of one row.
-    private struct PendingRow {
-        var insertClock: HLCTimestamp?
-        var deleteClock: HLCTimestamp?
-        var columnClocks: [String: HLCTimestamp] = [:]
-        var isEmpty: Bool { insertClock == nil && deleteClock == nil && columnClocks.isEmpty }
-
-        /// The clock the pending change of `column` will be pushed with (as ``PendingChangeFolder``
-        /// computes it: the latest of the row's insert or delete and the column's edit), or `nil`.
-        func clock(of column: String) -> HLCTimestamp? {
-            [insertClock, deleteClock, columnClocks[column]].compactMap { $0 }.max()
-        }
     }
 
     /// Prepares an apply in the current transaction: the change log must be stamped already (so local
@@ -241,9 +226,7 @@ struct ChangeSetApplier {
             if references.hasReferences(from: table.name) {
                 touchedRows[table.name, default: []].append(change.key)
             }
-            let locallyDeleted = pending.deleteClock.map { deleted in pending.insertClock.map { $0 < deleted } ?? true } ?? false
-            let tombstoned = try isTombstoned(table: table, key: change.key, against: change)
-            if locallyDeleted || tombstoned {
+            if try pending.isLocallyDeleted || isTombstoned(table: table, key: change.key, against: change) {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
             }
@@ -262,27 +245,21 @@ struct ChangeSetApplier {
         }
         let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
         while let row = try rows.next() {
-            let clock = HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"]))
-            switch row["op"] as Int {
-            case LocalStoreSchema.insertOperation: pending.insertClock = clock
-            case LocalStoreSchema.deleteOperation: pending.deleteClock = clock
-            default: pending.columnClocks[row["column_name"]] = clock
-            }
+            pending.add(op: row["op"], column: row["column_name"], clock: HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"])))
         }
         return pending
     }
 
-    /// Whether a deletion known here wins over `change`: a tombstone older than an incoming
-    /// **insert** does not (the key was created again after its deletion, by a client that had
-    /// seen it: the later of the two wins, as for any write); any other change of a deleted key is
-    /// ignored. Sets that are not late are newer than every tombstone, so they skip the lookup.
+    /// Whether a deletion known here (a tombstone) wins over `change`, by
+    /// ``RowMerge/deletionWins(tombstone:over:at:)``. Sets that are not late are newer than every
+    /// tombstone, so they skip the lookup.
     private mutating func isTombstoned(table: SyncedTable, key: DatabaseValue, against change: RowChange) throws -> Bool {
         guard isLate else { return false }
         let statement = try statement(StatementKey(purpose: .tombstone)) {
             "SELECT clock FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?"
         }
         guard let clock = try Int64.fetchOne(statement, arguments: [table.id, key]) else { return false }
-        return !(change.kind == .insert && change.clock.databaseInteger > clock)
+        return RowMerge.deletionWins(tombstone: HLCTimestamp(rawValue: UInt64(bitPattern: clock)), over: change.kind, at: change.clock)
     }
 
     /// Forgets the tombstone of a key created again (see ``isTombstoned(table:key:against:)``), so
@@ -335,32 +312,12 @@ struct ChangeSetApplier {
         return true
     }
 
-    /// The clock of a cell's current write: its own record or its row's insert clock, the newer.
-    private static func storedClock(
-        of column: String, in stored: [String: (clock: HLCTimestamp, databaseID: String)]
-    ) -> (clock: HLCTimestamp, databaseID: String)? {
-        switch (stored[column], stored[LocalStoreSchema.rowClockColumn]) {
-        case (let cell?, let row?):
-            LastWriterWins.isNewer(row.clock, row.databaseID, than: cell.clock, cell.databaseID) ? row : cell
-        case (let cell, let row):
-            cell ?? row
-        }
-    }
-
     /// Writes the winning columns of an update (or of an insert for an existing row).
     ///
-    /// Against an unpushed local edit of the same cell, the pair with the larger (clock, database id)
-    /// is the cell's current write, whatever the values:
-    /// - the local edit wins (by the resolver's `.local`, or with an equal value): it stays pending
-    ///   and is pushed with its clock; a `.local` decision against a newer remote write is
-    ///   re-published with a new clock instead;
-    /// - the remote write wins (by the resolver's `.remote`, or with an equal value): the local edit
-    ///   is superseded, so its log entry is dropped and the remote clock becomes the cell's clock.
-    ///   Left pending, the older local clock would keep answering for the cell, and a later-arriving
-    ///   write older than the winner but newer than the local edit would wrongly replace the winner
-    ///   here only (and the winner would be pushed again under the local clock);
-    /// - a `.remote` decision against an older remote write, or a merged value, is re-published
-    ///   with a new clock, so every client ends with the decided value.
+    /// A cell with an unpushed local edit is merged by ``RowMerge/mergeCell(local:remote:held:table:key:column:resolver:)``
+    /// (a superseded local edit leaves the log; a decision against the later write is
+    /// re-published); any other cell takes the incoming value unless this database already knows
+    /// a write at least as new (``RowMerge/isStale(_:against:)``, counted as stale).
     private mutating func merge(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
         let storedClocks = try cellClocks(table: table, key: change.key)
         let localRow = pending.isEmpty ? nil : try currentRow(table: table, key: change.key)
@@ -370,30 +327,20 @@ struct ChangeSetApplier {
         var republish: [String] = []
         for column in change.columns {
             if let localClock = pending.clock(of: column.name), let localRow {
-                let localValue: DatabaseValue = localRow[column.name]
-                let conflict = Conflict(
-                    table: table.name, key: change.key, column: column.name,
-                    localValue: localValue, localClock: localClock, localDatabaseID: localDatabaseID,
-                    remoteValue: column.value, remoteClock: column.clock, remoteDatabaseID: remoteDatabaseID
+                let verdict = try RowMerge.mergeCell(
+                    local: CellWrite(value: localRow[column.name], clock: localClock, databaseID: localDatabaseID),
+                    remote: CellWrite(value: column.value, clock: column.clock, databaseID: remoteDatabaseID),
+                    held: .local, table: table.name, key: change.key, column: column.name, resolver: resolver
                 )
-                let (resolution, isReported) = try conflict.decision(by: resolver)
-                if isReported { report.conflicts.append(.init(conflict: conflict, resolution: resolution)) }
-                switch resolution {
-                case .remote where conflict.remoteWinsByLastWriter:
-                    if localValue != column.value { assignments.append((column.name, column.value)) }
-                    remoteClocks.append((column.name, column.clock))
-                    superseded.append(column.name)
-                case .remote:
-                    assignments.append((column.name, column.value))
-                    republish.append(column.name)
-                case .local:
-                    if conflict.remoteWinsByLastWriter { republish.append(column.name) }
-                case .merged(let value):
-                    assignments.append((column.name, value))
-                    republish.append(column.name)
-                }
-            } else if let stored = Self.storedClock(of: column.name, in: storedClocks),
-                      !LastWriterWins.isNewer(column.clock, remoteDatabaseID, than: stored.clock, stored.databaseID) {
+                if let reported = verdict.reported { report.conflicts.append(reported) }
+                if let value = verdict.write { assignments.append((column.name, value)) }
+                if verdict.takesRemoteClock { remoteClocks.append((column.name, column.clock)) }
+                if verdict.dropsPendingEdit { superseded.append(column.name) }
+                if verdict.republishes { republish.append(column.name) }
+            } else if RowMerge.isStale(
+                (column.clock, remoteDatabaseID),
+                against: RowMerge.currentWrite(cell: storedClocks[column.name], row: storedClocks[LocalStoreSchema.rowClockColumn])
+            ) {
                 report.staleValuesIgnored += 1
             } else {
                 assignments.append((column.name, column.value))
@@ -427,70 +374,60 @@ struct ChangeSetApplier {
             try recordCellClocks(table: table, key: change.key, clocks: remoteClocks)
         }
         for column in superseded {
-            try statement(StatementKey(purpose: .dropPendingEdit)) {
-                "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND op = ? AND column_name = ?"
-            }.execute(arguments: [table.id, change.key, LocalStoreSchema.updateOperation, column])
+            try ChangeLog.dropEdit(of: column, key: change.key, tableID: table.id, in: db)
         }
         for column in republish {
-            try db.execute(
-                sql: """
-                    INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                    VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, ?)
-                    """,
-                arguments: [table.id, change.key, LocalStoreSchema.updateOperation, column]
-            )
+            try ChangeLog.republish(column, key: change.key, tableID: table.id, in: db)
         }
     }
 
     /// Runs the write of one row (`key`; `exists` when it is an update of a present row, whose
     /// other columns keep their values) with `newValues` for the written columns (built only when
-    /// a constraint fails).
-    ///
-    /// A collision on a unique constraint other than the key keeps the row with the smallest key
-    /// among the colliding ones: if that is this row, the others are removed (their values saved,
-    /// their deletion captured and pushed) and the write is made; otherwise this row is removed,
-    /// or, for a new row, not written and its deletion pushed. Any other constraint failure rejects
-    /// the write. Both are reported.
+    /// a constraint fails), under the uniqueness rule (``UniqueConstraints/write(key:table:attempt:collisionRow:removeLoser:)``):
+    /// colliding rows that lose are removed (their values saved, their deletion captured and
+    /// pushed); a row that loses is removed, or, when new, not written and its deletion pushed.
+    /// Any other constraint failure rejects the write. Both are reported.
     /// - Returns: `false` when the write was not made (this row lost or was rejected).
     private mutating func execute(
         _ statementKey: StatementKey, _ sql: () -> String, _ values: [DatabaseValue], writing key: DatabaseValue, of table: SyncedTable,
         exists: Bool, newValues: () -> [String: DatabaseValue]
     ) throws -> Bool {
-        var settledCollision = false
-        while true {
-            let statement = try statement(statementKey, sql)
-            do {
+        let outcome = try uniqueConstraints.write(
+            key: key, table: table,
+            attempt: {
+                let statement = try statement(statementKey, sql)
                 try triggerGuard.permit(table, key: key)
-                try statement.execute(arguments: Self.arguments(values))
-                return true
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                // A failed statement repeats its error when reset for the next use: prepare anew.
-                statements[statementKey] = nil
+                do {
+                    try statement.execute(arguments: Self.arguments(values))
+                } catch {
+                    // A failed statement repeats its error when reset for the next use: prepare anew.
+                    statements[statementKey] = nil
+                    throw error
+                }
+            },
+            collisionRow: {
                 var row = newValues()
                 if exists, let current = try currentRow(table: table, key: key) {
                     for (column, value) in current where row[column] == nil { row[column] = value }
                 }
                 row[table.keyColumn] = key
-                if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, !settledCollision {
-                    let colliding = try uniqueConstraints.collidingKeys(with: row, key: key, table: table)
-                    if !colliding.isEmpty {
-                        settledCollision = true
-                        let winner = try uniqueConstraints.winner(among: key, colliding)
-                        if winner != key {
-                            try lose(row, key: key, exists: exists, table: table, to: winner)
-                            return false
-                        }
-                        for loser in colliding {
-                            try removeCapturing(table: table, key: loser, reason: "it collided with row \(key) on a unique constraint")
-                            report.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: loser, keptKey: key))
-                        }
-                        continue
-                    }
-                }
-                try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: "refused by a constraint: \(error.message ?? "\(error)")", in: db)
-                report.warnings.append(.changeRejectedByConstraint(table: table.name, key: key, reason: error.message ?? "\(error)"))
-                return false
+                return row
+            },
+            removeLoser: { loser in
+                try removeCapturing(table: table, key: loser, reason: "it collided with row \(key) on a unique constraint")
+                report.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: loser, keptKey: key))
             }
+        )
+        switch outcome {
+        case .written:
+            return true
+        case .lost(let winner, let row):
+            try lose(row, key: key, exists: exists, table: table, to: winner)
+            return false
+        case .rejected(let reason, let row):
+            try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: "refused by a constraint: \(reason)", in: db)
+            report.warnings.append(.changeRejectedByConstraint(table: table.name, key: key, reason: reason))
+            return false
         }
     }
 
@@ -502,13 +439,7 @@ struct ChangeSetApplier {
             try removeCapturing(table: table, key: key, reason: reason)
         } else {
             try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: reason, in: db)
-            try db.execute(
-                sql: """
-                    INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                    VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, NULL)
-                    """,
-                arguments: [table.id, key, LocalStoreSchema.deleteOperation]
-            )
+            try ChangeLog.recordDeletion(key: key, tableID: table.id, in: db)
             if references.isReferenced(table.name) {
                 deletedRows[table.name, default: []].append(key)
             }
@@ -518,9 +449,9 @@ struct ChangeSetApplier {
 
     /// Removes a present row as a local deletion (captured, so it is pushed), saving its values.
     private mutating func removeCapturing(table: SyncedTable, key: DatabaseValue, reason: String) throws {
-        try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
-        _ = try RemovedRow.remove(table: table.name, identity: table.keyColumn.sqlIdentifier, id: key, key: key, reason: reason, in: db)
-        try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
+        _ = try ChangeLog.withCaptureEnabled(db) {
+            try RemovedRow.remove(table: table.name, identity: table.keyColumn.sqlIdentifier, id: key, key: key, reason: reason, in: db)
+        }
         if references.isReferenced(table.name) {
             deletedRows[table.name, default: []].append(key)
         }
@@ -529,10 +460,7 @@ struct ChangeSetApplier {
     private mutating func applyDelete(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
         if pending.insertClock != nil || !pending.columnClocks.isEmpty {
             report.warnings.append(.remoteDeleteDiscardedLocalChanges(table: table.name, key: change.key))
-            try db.execute(
-                sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?",
-                arguments: [table.id, change.key]
-            )
+            try ChangeLog.dropChanges(key: change.key, tableID: table.id, in: db)
         }
         try triggerGuard.permit(table, key: change.key)
         try statement(StatementKey(purpose: .delete, table: table.name)) {

@@ -8,8 +8,9 @@ extension LocalStore {
     ///    truncated set throws ``ChangeSetFormatError`` before anything is touched.
     /// 2. One write transaction then, with foreign keys off (see ``withForeignKeysOff(_:)``):
     ///    returns early if the set id is already recorded (applying the
-    ///    same set twice is a no-op, reported with ``ApplyReport/wasAlreadyApplied``); sets the `applying` flag so the
-    ///    capture triggers record nothing (no echo; the flag is invisible to other connections and
+    ///    same set twice is a no-op, reported with ``ApplyReport/wasAlreadyApplied``); suppresses capture
+    ///    (``ChangeLog/withCaptureSuppressed(_:_:)``) so the capture triggers record nothing (no
+    ///    echo; the switch is invisible to other connections and
     ///    rolled back with the transaction); applies all inserts, then all updates, then all deletes
     ///    (one streaming pass over the file per kind present, each re-verifying the trailer); records the set as
     ///    applied; advances the local clock past the set's clocks; clears the flag; commits.
@@ -89,7 +90,7 @@ extension LocalStore {
         guard !alreadyApplied else {
             return ApplyReport(setID: header.setID, databaseID: header.databaseID, wasAlreadyApplied: true)
         }
-        try ChangeLogClock.stamp(in: db)
+        try ChangeLog.stamp(in: db)
         let known = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
         // Late when any change or cell is not newer than every clock known here: a column keeps its
         // own edit's clock, older than its change's, so the change clocks alone do not tell.
@@ -98,32 +99,31 @@ extension LocalStore {
             try LocalStoreSchema.compactAppliedClocks(in: db)
         }
         try db.execute(
-            sql: """
-                INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock) VALUES (?, ?, ?, ?);
-                UPDATE rollingsync_state SET applying = 1;
-                """,
+            sql: "INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock) VALUES (?, ?, ?, ?)",
             arguments: [header.setID, header.databaseID, summary.changeCount, summary.maximumClock.databaseInteger]
         )
-        var applier = try ChangeSetApplier(
-            db: db,
-            header: header,
-            setNumber: db.lastInsertedRowID,
-            isLate: isLate,
-            localDatabaseID: databaseID,
-            resolver: resolver
-        )
-        for kind in [RowChange.Kind.insert, .update, .delete] where kinds.contains(kind) {
-            let reader = try ChangeSetReader(contentsOf: url)
-            guard reader.header == header else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
-            while let change = try reader.next(ofKind: kind) {
-                try applier.apply(change)
+        let setNumber = db.lastInsertedRowID
+        return try ChangeLog.withCaptureSuppressed(db) {
+            var applier = try ChangeSetApplier(
+                db: db,
+                header: header,
+                setNumber: setNumber,
+                isLate: isLate,
+                localDatabaseID: databaseID,
+                resolver: resolver
+            )
+            for kind in [RowChange.Kind.insert, .update, .delete] where kinds.contains(kind) {
+                let reader = try ChangeSetReader(contentsOf: url)
+                guard reader.header == header else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
+                while let change = try reader.next(ofKind: kind) {
+                    try applier.apply(change)
+                }
+                guard reader.summary == summary else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
             }
-            guard reader.summary == summary else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
+            try applier.finish()
+            try ChangeLog.observe(summary.maximumClock, in: db)
+            return applier.report
         }
-        try applier.finish()
-        try ChangeLogClock.observe(summary.maximumClock, in: db)
-        try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
-        return applier.report
     }
 }
 

@@ -18,7 +18,7 @@ extension LocalStore {
     /// - Returns: the number of changes read.
     @discardableResult
     package func readPendingChanges(_ body: (RowChange) throws -> Void) throws -> Int {
-        guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return 0 }
+        guard let lastSequence = try writer.write({ db in try ChangeLog.stamp(in: db) }) else { return 0 }
         return try writer.read { db in try Self.readPendingChanges(in: db, upTo: lastSequence, body) }
     }
 
@@ -51,14 +51,7 @@ extension LocalStore {
                 try emit()
                 current = .init(tableID: tableID, key: key)
             }
-            switch row["op"] as Int {
-            case LocalStoreSchema.insertOperation: current?.insertClock = clock
-            case LocalStoreSchema.deleteOperation: current?.deleteClock = clock
-            default:
-                if let column: String = row["column_name"] {
-                    current?.updateClocks[column] = clock
-                }
-            }
+            current?.pending.add(op: row["op"], column: row["column_name"], clock: clock)
         }
         try emit()
         return count
@@ -74,7 +67,7 @@ extension LocalStore {
     /// - Returns: the written set, or `nil` (and no file) when nothing is pending.
     /// - Throws: ``ChangeSetFormatError`` or a file or database error; no partial file is left.
     package func writePendingChangeSet(to url: URL, setID: String) throws -> PendingChangeSet? {
-        guard let lastSequence = try writer.write({ db in try ChangeLogClock.stamp(in: db) }) else { return nil }
+        guard let lastSequence = try writer.write({ db in try ChangeLog.stamp(in: db) }) else { return nil }
         do {
             return try writer.read { db in
                 let encoder = try ChangeSetWriter(creatingFileAt: url, header: ChangeSetHeader(setID: setID, databaseID: databaseID))
@@ -95,43 +88,9 @@ extension LocalStore {
     /// was written stay pending. Calling it twice for the same set is harmless.
     package func markPushed(_ pushed: PendingChangeSet) throws {
         try writer.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
-                    SELECT table_id, row_key, column_name, max(clock), ? FROM rollingsync_changes
-                    WHERE seq <= ? AND op = ? GROUP BY table_id, row_key, column_name
-                    ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-                    WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
-                    INSERT INTO rollingsync_tombstones (table_id, row_key, clock)
-                    SELECT table_id, row_key, max(clock) FROM rollingsync_changes
-                    WHERE seq <= ? AND op = ? GROUP BY table_id, row_key
-                    ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock);
-                    DELETE FROM rollingsync_cell_clocks WHERE (table_id, row_key) IN (
-                        SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? AND op = ?);
-                    DELETE FROM rollingsync_tombstones WHERE (table_id, row_key) IN (
-                        SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? GROUP BY table_id, row_key
-                        HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1));
-                    INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
-                    SELECT table_id, row_key, ?, max(CASE WHEN op = ? THEN clock END), ? FROM rollingsync_changes
-                    WHERE seq <= ? GROUP BY table_id, row_key
-                    HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1)
-                    ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-                    WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
-                    DELETE FROM rollingsync_changes WHERE seq <= ?;
-                    INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock)
-                    VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
-                    """,
-                arguments: [
-                    databaseID, pushed.lastSequence, LocalStoreSchema.updateOperation,
-                    pushed.lastSequence, LocalStoreSchema.deleteOperation,
-                    pushed.lastSequence, LocalStoreSchema.deleteOperation,
-                    pushed.lastSequence, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
-                    LocalStoreSchema.rowClockColumn, LocalStoreSchema.insertOperation, databaseID, pushed.lastSequence,
-                    LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
-                    pushed.lastSequence,
-                    pushed.summary.header.setID, databaseID, pushed.summary.changeCount,
-                    pushed.summary.maximumClock.databaseInteger,
-                ]
+            try ChangeLog.retire(
+                upTo: pushed.lastSequence, setID: pushed.summary.header.setID, databaseID: databaseID,
+                changeCount: pushed.summary.changeCount, maximumClock: pushed.summary.maximumClock, in: db
             )
         }
     }

@@ -41,7 +41,7 @@ extension LocalStore {
         try withForeignKeysOff { db in
             var changes: [SchemaChange] = []
             try db.inTransaction(.immediate) {
-                try ChangeLogClock.stamp(in: db)
+                try ChangeLog.stamp(in: db)
                 for id in try Int64.fetchAll(db, sql: "SELECT id FROM rollingsync_tables") {
                     try CaptureTriggers.drop(tableID: id, in: db)
                 }
@@ -83,14 +83,6 @@ extension LocalStore {
     static func addSyncedTable(_ name: String, in db: Database) throws -> SchemaChange? {
         let (table, isNew) = try register(table: name, in: db)
         guard isNew else { return nil }
-        try db.execute(
-            sql: """
-                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, NULL
-                FROM main.\(table.name.sqlIdentifier)
-                """,
-            arguments: [table.id, LocalStoreSchema.insertOperation]
-        )
-        return .tableAdded(table: table.name, publishedRows: db.changesCount)
+        return .tableAdded(table: table.name, publishedRows: try ChangeLog.recordEveryRow(of: table, in: db))
     }
 }

@@ -38,11 +38,9 @@ extension LocalStore {
     package static func adoptSnapshot(at url: URL, databaseID: String? = nil) throws {
         let snapshot = try DatabaseQueue(path: url.path)
         try snapshot.write { db in
-            try ChangeLogClock.stamp(in: db)
-            try db.execute(
-                sql: "UPDATE rollingsync_state SET client_id = ?, applying = 0; DELETE FROM rollingsync_changes;",
-                arguments: [databaseID ?? UUID().uuidString]
-            )
+            try ChangeLog.stamp(in: db)
+            try db.execute(sql: "UPDATE rollingsync_state SET client_id = ?", arguments: [databaseID ?? UUID().uuidString])
+            try ChangeLog.reset(in: db)
         }
         try snapshot.close()
     }

@@ -62,25 +62,26 @@ extension LocalStore {
             defer { try? db.execute(sql: "DETACH DATABASE rollingsync_snapshot") }
             var installation: WholeStoreInstallation?
             try db.inTransaction(.immediate) {
-                _ = try ChangeLogClock.stamp(in: db)
+                _ = try ChangeLog.stamp(in: db)
                 let tables = try Self.syncedTables(in: db)
                 let triggerGuard = try AppTriggerGuard.install(for: tables, in: db)
                 var merge = WholeStoreMerge(db: db, tables: tables, localDatabaseID: databaseID, resolver: resolver, triggerGuard: triggerGuard)
                 try merge.keepLocalRows()
                 try Self.checkSnapshotSchema(tables, in: db)
-                try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
-                for table in tables {
-                    try Self.replaceRows(of: table, guardedBy: triggerGuard, in: db)
+                var result = try ChangeLog.withCaptureSuppressed(db) {
+                    for table in tables {
+                        try Self.replaceRows(of: table, guardedBy: triggerGuard, in: db)
+                    }
+                    try Self.replaceSyncBookkeeping(in: db)
+                    try LocalStoreSchema.compactAppliedClocks(in: db)
+                    try merge.mergePendingChanges()
+                    var result = merge.installation
+                    result.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
+                    var settlement = try ReferenceSettlement(db: db, syncedTables: tables)
+                    try settlement.settle(.everything)
+                    result.warnings += settlement.warnings
+                    return result
                 }
-                try Self.replaceSyncBookkeeping(in: db)
-                try LocalStoreSchema.compactAppliedClocks(in: db)
-                try merge.mergePendingChanges()
-                var result = merge.installation
-                result.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
-                var settlement = try ReferenceSettlement(db: db, syncedTables: tables)
-                try settlement.settle(.everything)
-                result.warnings += settlement.warnings
-                try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
                 if let triggerGuard {
                     result.warnings += try triggerGuard.takeSkippedWrites()
                     try triggerGuard.remove()

@@ -88,7 +88,8 @@ public final class LocalStore: Sendable {
                 throw LocalStoreError(.unregisteredTable, table: name)
             }
             try CaptureTriggers.drop(tableID: id, in: db)
-            for table in ["rollingsync_changes", "rollingsync_cell_clocks", "rollingsync_applied_clocks", "rollingsync_tombstones", "rollingsync_dropped_columns"] {
+            try ChangeLog.dropChanges(ofTable: id, in: db)
+            for table in ["rollingsync_cell_clocks", "rollingsync_applied_clocks", "rollingsync_tombstones", "rollingsync_dropped_columns"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE table_id = ?", arguments: [id])
             }
             try db.execute(
@@ -126,7 +127,7 @@ public final class LocalStore: Sendable {
     /// The hybrid logical clock of the latest local change or applied remote change.
     package func currentClock() throws -> HLCTimestamp {
         try writer.write { db in
-            try ChangeLogClock.stamp(in: db)
+            try ChangeLog.stamp(in: db)
             return HLCTimestamp(rawValue: UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0))
         }
     }

@@ -9,12 +9,12 @@ import GRDB
 /// `eraseDatabaseOnSchemaChange` would see them as unknown and erase the database: don't combine).
 ///
 /// - `rollingsync_state`: one row; this database's database id, the newest hybrid logical clock issued
-///   or seen (see ``ChangeLogClock``), and the `applying` flag the capture triggers check.
+///   or seen (see ``ChangeLog``), and the capture switch `applying` the capture triggers check (owned by ``ChangeLog``).
 /// - `rollingsync_tables`: the registered synced tables and their key columns.
 /// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
 ///   changed column, per deleted row; no values, they are read from the table when pushing), in
 ///   `seq` order, with the wall-clock reading of each change (a Julian day number, see
-///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLogClock``).
+///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``).
 /// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
 ///   for last-writer-wins against late remote changes; a record whose column is
 ///   ``rowClockColumn`` (the empty name) holds the clock of the row's last pushed or applied

@@ -17,9 +17,7 @@ struct PendingChangeFolder {
     struct Entries {
         var tableID: Int64
         var key: DatabaseValue
-        var insertClock: HLCTimestamp?
-        var deleteClock: HLCTimestamp?
-        var updateClocks: [String: HLCTimestamp] = [:]
+        var pending = PendingRow()
     }
 
     init(tables: [SyncedTable], db: Database) throws {
@@ -59,15 +57,13 @@ struct PendingChangeFolder {
             return data.databaseValue
         }
         guard let row = try Row.fetchOne(statement, arguments: [entries.key]) else {
-            let clock = [entries.deleteClock, entries.insertClock].compactMap { $0 }.max()
-                ?? entries.updateClocks.values.max() ?? .zero
+            let clock = entries.pending.wholeRowClock ?? entries.pending.columnClocks.values.max() ?? .zero
             return RowChange(kind: .delete, table: table.name, key: entries.key, clock: clock)
         }
-        let wholeRowClock = [entries.insertClock, entries.deleteClock].compactMap { $0 }.max()
+        let wholeRowClock = entries.pending.wholeRowClock
         var columns: [RowChange.Column] = []
         for (index, name) in table.columns.enumerated() {
-            let updated = entries.updateClocks[name]
-            guard let clock = [wholeRowClock, updated].compactMap({ $0 }).max() else { continue }
+            guard let clock = entries.pending.clock(of: name) else { continue }
             columns.append(.init(name: name, value: try value(row, index), clock: clock))
         }
         let kind: RowChange.Kind = wholeRowClock == nil ? .update : .insert

@@ -88,39 +88,38 @@ struct ReferenceSettlement {
             deleted = rowsDeleted.filter { !$0.value.isEmpty }
             guard !touched.isEmpty || !deleted.isEmpty else { return }
         }
-        let applying = try Int.fetchOne(db, sql: "SELECT applying FROM rollingsync_state") ?? 0
-        try db.execute(sql: """
-            UPDATE rollingsync_state SET applying = 0;
-            DROP TABLE IF EXISTS temp.rollingsync_scope;
-            CREATE TEMP TABLE rollingsync_scope (
-                kind INTEGER NOT NULL, table_name TEXT NOT NULL, row_key NOT NULL,
-                PRIMARY KEY (kind, table_name, row_key)) WITHOUT ROWID;
-            DROP TABLE IF EXISTS temp.rollingsync_deleted_keys;
-            CREATE TEMP TABLE rollingsync_deleted_keys (
-                table_id INTEGER NOT NULL, row_key NOT NULL, PRIMARY KEY (table_id, row_key)) WITHOUT ROWID;
-            INSERT OR IGNORE INTO temp.rollingsync_deleted_keys
-                SELECT table_id, row_key FROM rollingsync_changes WHERE op = \(LocalStoreSchema.deleteOperation);
-            """)
-        defer {
-            try? db.execute(sql: """
+        try ChangeLog.withCaptureEnabled(db) {
+            try db.execute(sql: """
                 DROP TABLE IF EXISTS temp.rollingsync_scope;
+                CREATE TEMP TABLE rollingsync_scope (
+                    kind INTEGER NOT NULL, table_name TEXT NOT NULL, row_key NOT NULL,
+                    PRIMARY KEY (kind, table_name, row_key)) WITHOUT ROWID;
                 DROP TABLE IF EXISTS temp.rollingsync_deleted_keys;
+                CREATE TEMP TABLE rollingsync_deleted_keys (
+                    table_id INTEGER NOT NULL, row_key NOT NULL, PRIMARY KEY (table_id, row_key)) WITHOUT ROWID;
+                INSERT OR IGNORE INTO temp.rollingsync_deleted_keys
+                    SELECT table_id, row_key FROM rollingsync_changes WHERE op = \(LocalStoreSchema.deleteOperation);
                 """)
-            try? db.execute(sql: "UPDATE rollingsync_state SET applying = ?", arguments: [applying])
-        }
-        var deletedTables = Set(deleted.keys.map { $0.lowercased() })
-        while true {
-            try fillScope(touched: touched, deleted: deleted)
-            var removed: [String: [DatabaseValue]] = [:]
-            var removedTables: Set<String> = []
-            for key in keys {
-                try settle(key, everything: everything, touched: touched, deletedTables: deletedTables, removed: &removed, removedTables: &removedTables)
+            defer {
+                try? db.execute(sql: """
+                    DROP TABLE IF EXISTS temp.rollingsync_scope;
+                    DROP TABLE IF EXISTS temp.rollingsync_deleted_keys;
+                    """)
             }
-            guard !removedTables.isEmpty else { return }
-            everything = false
-            touched = [:]
-            deleted = removed
-            deletedTables = removedTables
+            var deletedTables = Set(deleted.keys.map { $0.lowercased() })
+            while true {
+                try fillScope(touched: touched, deleted: deleted)
+                var removed: [String: [DatabaseValue]] = [:]
+                var removedTables: Set<String> = []
+                for key in keys {
+                    try settle(key, everything: everything, touched: touched, deletedTables: deletedTables, removed: &removed, removedTables: &removedTables)
+                }
+                guard !removedTables.isEmpty else { return }
+                everything = false
+                touched = [:]
+                deleted = removed
+                deletedTables = removedTables
+            }
         }
     }
 

@@ -102,24 +102,24 @@ extension LocalStore {
                     guard !deleted, let values = Self.decodeRemovedValues(row["row_values"]) else { continue }
                     candidates.append((table, key, values))
                 }
-                try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
-                defer { try? db.execute(sql: "UPDATE rollingsync_state SET applying = 0") }
                 // No trigger guard here: the removal this undoes ran with capture on, so the app's
                 // triggers acted on it (a count decremented); they act on the row put back too.
-                var progress = true
-                // Parents first: a child whose parent is not back yet waits for the next round.
-                while progress, !candidates.isEmpty {
-                    progress = false
-                    var waiting: [(table: SyncedTable, key: DatabaseValue, values: [String: DatabaseValue])] = []
-                    for candidate in candidates {
-                        if try Self.reinstate(candidate.values, key: candidate.key, into: candidate.table, in: db) {
-                            reinstated += 1
-                            progress = true
-                        } else {
-                            waiting.append(candidate)
+                try ChangeLog.withCaptureSuppressed(db) {
+                    var progress = true
+                    // Parents first: a child whose parent is not back yet waits for the next round.
+                    while progress, !candidates.isEmpty {
+                        progress = false
+                        var waiting: [(table: SyncedTable, key: DatabaseValue, values: [String: DatabaseValue])] = []
+                        for candidate in candidates {
+                            if try Self.reinstate(candidate.values, key: candidate.key, into: candidate.table, in: db) {
+                                reinstated += 1
+                                progress = true
+                            } else {
+                                waiting.append(candidate)
+                            }
                         }
+                        candidates = waiting
                     }
-                    candidates = waiting
                 }
                 return .commit
             }

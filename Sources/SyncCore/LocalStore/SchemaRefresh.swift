@@ -88,13 +88,8 @@ enum SchemaRefresh {
             changes.append(.columnAdded(table: name, column: column, publishedRows: try publishWritten(column, of: table, in: db)))
         }
         for column in dropped {
-            try db.execute(
-                sql: """
-                    INSERT OR IGNORE INTO rollingsync_dropped_columns (table_id, column_name) VALUES (?, ?);
-                    DELETE FROM rollingsync_changes WHERE table_id = ? AND op = ? AND column_name = ?;
-                    """,
-                arguments: [id, column, id, LocalStoreSchema.updateOperation, column]
-            )
+            try db.execute(sql: "INSERT OR IGNORE INTO rollingsync_dropped_columns (table_id, column_name) VALUES (?, ?)", arguments: [id, column])
+            try ChangeLog.dropEdits(ofColumn: column, tableID: id, in: db)
             changes.append(.columnDropped(table: name, column: column))
         }
         if added.isEmpty && dropped.isEmpty {
@@ -149,14 +144,6 @@ enum SchemaRefresh {
         let defaultValue = try String.fetchOne(
             db, sql: "SELECT dflt_value FROM pragma_table_xinfo(?) WHERE name = ?", arguments: [table.name, column]
         )
-        try db.execute(
-            sql: """
-                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, ?
-                FROM main.\(table.name.sqlIdentifier) WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL"))
-                """,
-            arguments: [table.id, LocalStoreSchema.updateOperation, column]
-        )
-        return db.changesCount
+        return try ChangeLog.recordColumn(column, of: table, differingFrom: defaultValue, in: db)
     }
 }

@@ -3,7 +3,10 @@ import GRDB
 /// The unique constraints (other than the primary key) of the synced tables, read once per table,
 /// and the rows a write would collide with. The uniqueness rule (Docs/Conflicts.md) keeps, of the
 /// colliding rows, the one whose key sorts first in SQLite's order, the same on every client.
-struct UniqueConstraints {
+/// ``write(key:table:attempt:collisionRow:removeLoser:)`` runs a write under that rule, for the
+/// apply and the whole-store re-base alike. A class: the writers call it with closures that
+/// change their own state.
+final class UniqueConstraints {
     private let db: Database
     /// Column lists of each table's unique constraints.
     private var constraints: [String: [[String]]] = [:]
@@ -15,7 +18,7 @@ struct UniqueConstraints {
     /// The keys of the other rows that hold the same values as `row` (column → value; the row's
     /// other columns are irrelevant) in all the columns of one of the table's unique constraints.
     /// NULLs never collide; partial and expression indexes are not considered.
-    mutating func collidingKeys(with row: [String: DatabaseValue], key: DatabaseValue, table: SyncedTable) throws -> [DatabaseValue] {
+    func collidingKeys(with row: [String: DatabaseValue], key: DatabaseValue, table: SyncedTable) throws -> [DatabaseValue] {
         if constraints[table.name] == nil {
             var lists: [[String]] = []
             let indexes = try String.fetchAll(
@@ -51,5 +54,53 @@ struct UniqueConstraints {
             winner = other
         }
         return winner
+    }
+
+    /// What became of a write run under the uniqueness rule.
+    enum WriteOutcome {
+        /// The row was written (after the rows it collided with were removed, if any).
+        case written
+        /// The row collided with `winner`, which stays: the row must not be written (or must go).
+        case lost(to: DatabaseValue, row: [String: DatabaseValue])
+        /// Another constraint refused the row (`reason`, SQLite's message).
+        case rejected(reason: String, row: [String: DatabaseValue])
+    }
+
+    /// Runs `attempt`, the write of row `key`, under the uniqueness rule.
+    ///
+    /// When a constraint fails, `collisionRow` gives the row's values as the write would leave them
+    /// (column → value). A collision on a unique constraint other than the key keeps the row with
+    /// the smallest key among the colliding ones: when that is this row, `removeLoser` removes each
+    /// other one and the write is attempted again (once: a second collision is a rejection);
+    /// otherwise the outcome is `lost`. Any other constraint failure is `rejected`.
+    /// - Throws: the errors of the closures, and any error of `attempt` that is not a constraint
+    ///   failure.
+    func write(
+        key: DatabaseValue,
+        table: SyncedTable,
+        attempt: () throws -> Void,
+        collisionRow: () throws -> [String: DatabaseValue],
+        removeLoser: (_ loser: DatabaseValue) throws -> Void
+    ) throws -> WriteOutcome {
+        var settledCollision = false
+        while true {
+            do {
+                try attempt()
+                return .written
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                let row = try collisionRow()
+                if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, !settledCollision {
+                    let colliding = try collidingKeys(with: row, key: key, table: table)
+                    if !colliding.isEmpty {
+                        settledCollision = true
+                        let winner = try winner(among: key, colliding)
+                        guard winner == key else { return .lost(to: winner, row: row) }
+                        for loser in colliding { try removeLoser(loser) }
+                        continue
+                    }
+                }
+                return .rejected(reason: error.message ?? "\(error)", row: row)
+            }
+        }
     }
 }

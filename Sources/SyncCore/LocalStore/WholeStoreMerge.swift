@@ -25,7 +25,7 @@ struct WholeStoreMerge {
     private let tables: [Int64: SyncedTable]
     private let localDatabaseID: String
     private let resolver: ConflictResolver
-    private var uniqueConstraints: UniqueConstraints
+    private let uniqueConstraints: UniqueConstraints
     /// Skips the app triggers' writes to synced tables (see ``AppTriggerGuard``), if installed.
     private let triggerGuard: AppTriggerGuard?
     /// What the merge did.
@@ -72,12 +72,7 @@ struct WholeStoreMerge {
             let key: DatabaseValue = rows[index]["row_key"]
             var pending = PendingRow()
             while index < rows.count, rows[index]["table_id"] == tableID, rows[index]["row_key"] as DatabaseValue == key {
-                let clock = HLCTimestamp(rawValue: UInt64(bitPattern: rows[index]["clock"]))
-                switch rows[index]["op"] as Int {
-                case LocalStoreSchema.insertOperation: pending.insertClock = clock
-                case LocalStoreSchema.deleteOperation: pending.deleteClock = clock
-                default: pending.columnClocks[rows[index]["column_name"]] = clock
-                }
+                pending.add(op: rows[index]["op"], column: rows[index]["column_name"], clock: HLCTimestamp(rawValue: UInt64(bitPattern: rows[index]["clock"])))
                 index += 1
             }
             guard let table = tables[tableID] else { continue }
@@ -85,18 +80,6 @@ struct WholeStoreMerge {
         }
         for table in tables.values {
             try db.execute(sql: "DROP TABLE IF EXISTS \(Self.localCopy(of: table))")
-        }
-    }
-
-    /// The unpushed changes of one row.
-    private struct PendingRow {
-        var insertClock: HLCTimestamp?
-        var deleteClock: HLCTimestamp?
-        var columnClocks: [String: HLCTimestamp] = [:]
-
-        /// The clock the column's pending value will be pushed with, or `nil` if it is not pending.
-        func clock(of column: String) -> HLCTimestamp? {
-            [insertClock, deleteClock, columnClocks[column]].compactMap { $0 }.max()
         }
     }
 
@@ -119,7 +102,7 @@ struct WholeStoreMerge {
                 db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)", arguments: [table.id, key]
             ) ?? false
             if tombstoned {
-                try dropPending(key: key, table: table)
+                try ChangeLog.dropChanges(key: key, tableID: table.id, in: db)
                 installation.updatesOfDeletedRows.append(.init(table: table.name, key: "\(key)"))
             } else {
                 try recreate(local, key: key, table: table)
@@ -136,28 +119,15 @@ struct WholeStoreMerge {
                 if localValue != storeValue { assignments.append((column, localValue)) }
                 continue
             }
-            let conflict = Conflict(
-                table: table.name, key: key, column: column,
-                localValue: localValue, localClock: localClock, localDatabaseID: localDatabaseID,
-                remoteValue: storeValue, remoteClock: cell.clock, remoteDatabaseID: cell.databaseID
+            let verdict = try RowMerge.mergeCell(
+                local: CellWrite(value: localValue, clock: localClock, databaseID: localDatabaseID),
+                remote: CellWrite(value: storeValue, clock: cell.clock, databaseID: cell.databaseID),
+                held: .remote, table: table.name, key: key, column: column, resolver: resolver
             )
-            let (resolution, isReported) = try conflict.decision(by: resolver)
-            if isReported { installation.conflicts.append(.init(conflict: conflict, resolution: resolution)) }
-            switch resolution {
-            case .remote where conflict.remoteWinsByLastWriter:
-                try db.execute(
-                    sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND op = ? AND column_name = ?",
-                    arguments: [table.id, key, LocalStoreSchema.updateOperation, column]
-                )
-            case .remote:
-                try republish(column, key: key, table: table)
-            case .local:
-                if localValue != storeValue { assignments.append((column, localValue)) }
-                if conflict.remoteWinsByLastWriter { try republish(column, key: key, table: table) }
-            case .merged(let value):
-                assignments.append((column, value))
-                try republish(column, key: key, table: table)
-            }
+            if let reported = verdict.reported { installation.conflicts.append(reported) }
+            if verdict.dropsPendingEdit { try ChangeLog.dropEdit(of: column, key: key, tableID: table.id, in: db) }
+            if verdict.republishes { try ChangeLog.republish(column, key: key, tableID: table.id, in: db) }
+            if let value = verdict.write { assignments.append((column, value)) }
         }
         if !assignments.isEmpty {
             let set = assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", ")
@@ -199,33 +169,30 @@ struct WholeStoreMerge {
     /// - Returns: whether the local values were written.
     @discardableResult
     private mutating func write(_ sql: String, _ arguments: [DatabaseValue], row: [String: DatabaseValue], key: DatabaseValue, table: SyncedTable) throws -> Bool {
-        var settledCollision = false
-        while true {
-            do {
+        let outcome = try uniqueConstraints.write(
+            key: key, table: table,
+            attempt: {
                 try triggerGuard.permit(table, key: key)
                 try db.execute(sql: sql, arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
-                return true
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                if error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE, !settledCollision {
-                    let colliding = try uniqueConstraints.collidingKeys(with: row, key: key, table: table)
-                    if !colliding.isEmpty {
-                        settledCollision = true
-                        let winner = try uniqueConstraints.winner(among: key, colliding)
-                        let losers = winner == key ? colliding : [key]
-                        for loser in losers {
-                            try removeAsLocalDeletion(loser, table: table, reason: "it collided with row \(winner) on a unique constraint")
-                            installation.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: loser, keptKey: winner))
-                        }
-                        if winner == key { continue }
-                        return false
-                    }
-                }
-                let reason = error.message ?? "\(error)"
-                try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: "refused by a constraint: \(reason)", in: db)
-                try dropPending(key: key, table: table)
-                installation.warnings.append(.changeRejectedByConstraint(table: table.name, key: key, reason: reason))
-                return false
+            },
+            collisionRow: { row },
+            removeLoser: { loser in
+                try removeAsLocalDeletion(loser, table: table, reason: "it collided with row \(key) on a unique constraint")
+                installation.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: loser, keptKey: key))
             }
+        )
+        switch outcome {
+        case .written:
+            return true
+        case .lost(let winner, _):
+            try removeAsLocalDeletion(key, table: table, reason: "it collided with row \(winner) on a unique constraint")
+            installation.warnings.append(.rowRemovedByUniqueConstraint(table: table.name, key: key, keptKey: winner))
+            return false
+        case .rejected(let reason, let row):
+            try RemovedRow.save(table: table.name, key: key, row: Row(row), reason: "refused by a constraint: \(reason)", in: db)
+            try ChangeLog.dropChanges(key: key, tableID: table.id, in: db)
+            installation.warnings.append(.changeRejectedByConstraint(table: table.name, key: key, reason: reason))
+            return false
         }
     }
 
@@ -234,29 +201,13 @@ struct WholeStoreMerge {
     /// any local write: the app's triggers act on it and what they write is published.
     private func removeAsLocalDeletion(_ key: DatabaseValue, table: SyncedTable, reason: String) throws {
         let keyColumn = table.keyColumn.sqlIdentifier
-        try db.execute(sql: "UPDATE rollingsync_state SET applying = 0")
-        let present = try RemovedRow.remove(table: table.name, identity: keyColumn, id: key, key: key, reason: reason, in: db)
-        try db.execute(sql: "UPDATE rollingsync_state SET applying = 1")
+        let present = try ChangeLog.withCaptureEnabled(db) {
+            try RemovedRow.remove(table: table.name, identity: keyColumn, id: key, key: key, reason: reason, in: db)
+        }
         guard !present else { return }
         if let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key]) {
             try RemovedRow.save(table: table.name, key: key, row: local, reason: reason, in: db)
         }
-        try db.execute(
-            sql: "INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name) VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, NULL)",
-            arguments: [table.id, key, LocalStoreSchema.deleteOperation]
-        )
-    }
-
-    /// Forgets a row's unpushed changes.
-    private func dropPending(key: DatabaseValue, table: SyncedTable) throws {
-        try db.execute(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?", arguments: [table.id, key])
-    }
-
-    /// Logs a cell again with a new clock, so a decision against the later write reaches everyone.
-    private func republish(_ column: String, key: DatabaseValue, table: SyncedTable) throws {
-        try db.execute(
-            sql: "INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name) VALUES (\(LocalStoreSchema.wallClockReading), ?, ?, ?, ?)",
-            arguments: [table.id, key, LocalStoreSchema.updateOperation, column]
-        )
+        try ChangeLog.recordDeletion(key: key, tableID: table.id, in: db)
     }
 }

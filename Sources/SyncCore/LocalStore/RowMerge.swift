@@ -1,0 +1,145 @@
+import GRDB
+
+/// The unpushed local changes of one row, as the change log records them: the clocks of its
+/// pending insert, delete and column edits (each the newest of its kind).
+///
+/// Read by the apply (``ChangeSetApplier``), the whole-store re-base (``WholeStoreMerge``) and the
+/// push (``PendingChangeFolder``), which all decide with the same clocks.
+struct PendingRow: Equatable {
+    var insertClock: HLCTimestamp?
+    var deleteClock: HLCTimestamp?
+    var columnClocks: [String: HLCTimestamp] = [:]
+
+    var isEmpty: Bool { insertClock == nil && deleteClock == nil && columnClocks.isEmpty }
+
+    /// Adds one change-log entry (`op` as in ``LocalStoreSchema``; `column` for an update).
+    mutating func add(op: Int, column: String?, clock: HLCTimestamp) {
+        switch op {
+        case LocalStoreSchema.insertOperation: insertClock = max(insertClock ?? clock, clock)
+        case LocalStoreSchema.deleteOperation: deleteClock = max(deleteClock ?? clock, clock)
+        default:
+            guard let column else { return }
+            columnClocks[column] = max(columnClocks[column] ?? clock, clock)
+        }
+    }
+
+    /// The clock of the row's pending insert or delete, the newer: the clock every column is
+    /// pushed with at least ("send the whole row").
+    var wholeRowClock: HLCTimestamp? { [insertClock, deleteClock].compactMap { $0 }.max() }
+
+    /// The clock the pending value of `column` is pushed with (the newer of the whole-row clock and
+    /// the column's own edit), or `nil` when the column has no pending change.
+    func clock(of column: String) -> HLCTimestamp? {
+        [wholeRowClock, columnClocks[column]].compactMap { $0 }.max()
+    }
+
+    /// True when the row's newest pending change is its deletion (a re-creation after it is not).
+    var isLocallyDeleted: Bool {
+        guard let deleteClock else { return false }
+        return insertClock.map { $0 < deleteClock } ?? true
+    }
+}
+
+/// One write of one cell: its value, and the clock and database id that wrote it.
+struct CellWrite: Equatable {
+    var value: DatabaseValue
+    var clock: HLCTimestamp
+    var databaseID: String
+}
+
+/// The merge rule of RollingSync, in one place and without SQLite: what becomes of one cell when
+/// a remote write meets it, and whether a deletion wins over an incoming change. The apply of a
+/// change set (``ChangeSetApplier``) and the re-base of local changes onto a whole store
+/// (``WholeStoreMerge``) both decide through it, so every client reaches the same verdict from
+/// the same writes, whichever of the two paths brought them together.
+enum RowMerge {
+    /// Which of the two writes the table holds when the merge runs: the apply merges an incoming
+    /// write into the local table (`local`); the re-base merges a local edit into an installed
+    /// store (`remote`).
+    enum Holder {
+        case local
+        case remote
+    }
+
+    /// What the merge of a local edit and a remote write of one cell does.
+    struct CellVerdict: Equatable {
+        /// The value to write into the table, or `nil` when it already holds the outcome.
+        var write: DatabaseValue?
+        /// The remote write is the cell's current write: its clock becomes the cell's clock.
+        var takesRemoteClock = false
+        /// The local edit is superseded: its log entry is dropped, so its older clock no longer
+        /// answers for the cell and it is not pushed.
+        var dropsPendingEdit = false
+        /// The outcome goes against the later write (a resolver's choice, or a merged value): it is
+        /// logged again with a new clock, so that every client ends with it.
+        var republishes = false
+        /// The conflict and its resolution, when the values differed (reported to the app).
+        var reported: ApplyReport.ResolvedConflict?
+    }
+
+    /// Merges a pending local edit and a remote write of the same cell.
+    ///
+    /// The pair with the larger (clock, database id) is the cell's current write
+    /// (``LastWriterWins``). Equal values need no decision; different values are a ``Conflict``
+    /// for `resolver`:
+    /// - `.remote` by the later write: the remote value, its clock, the local edit superseded;
+    /// - `.remote` against the later write: the remote value, re-published;
+    /// - `.local`: the local value, which stays pending; re-published against the later write;
+    /// - `.merged(v)`: `v`, always written and re-published.
+    static func mergeCell(
+        local: CellWrite, remote: CellWrite, held: Holder, table: String, key: DatabaseValue, column: String, resolver: ConflictResolver
+    ) throws -> CellVerdict {
+        let conflict = Conflict(
+            table: table, key: key, column: column,
+            localValue: local.value, localClock: local.clock, localDatabaseID: local.databaseID,
+            remoteValue: remote.value, remoteClock: remote.clock, remoteDatabaseID: remote.databaseID
+        )
+        let (resolution, isReported) = try conflict.decision(by: resolver)
+        let heldValue = held == .local ? local.value : remote.value
+        var verdict = CellVerdict(reported: isReported ? .init(conflict: conflict, resolution: resolution) : nil)
+        switch resolution {
+        case .remote where conflict.remoteWinsByLastWriter:
+            verdict.takesRemoteClock = true
+            verdict.dropsPendingEdit = true
+            if heldValue != remote.value { verdict.write = remote.value }
+        case .remote:
+            verdict.republishes = true
+            if heldValue != remote.value { verdict.write = remote.value }
+        case .local:
+            verdict.republishes = conflict.remoteWinsByLastWriter
+            if heldValue != local.value { verdict.write = local.value }
+        case .merged(let value):
+            verdict.republishes = true
+            verdict.write = value
+        }
+        return verdict
+    }
+
+    /// Whether a remote write of a cell without a pending local edit is older than the cell's
+    /// current write (`stored`) and is therefore ignored; equal writes are stale too (a set
+    /// applied twice changes nothing).
+    static func isStale(_ incoming: (clock: HLCTimestamp, databaseID: String), against stored: (clock: HLCTimestamp, databaseID: String)?) -> Bool {
+        guard let stored else { return false }
+        return !LastWriterWins.isNewer(incoming.clock, incoming.databaseID, than: stored.clock, stored.databaseID)
+    }
+
+    /// The cell's current write from its own record and its row's creation record (the newer;
+    /// a tie goes to the cell's own record).
+    static func currentWrite(
+        cell: (clock: HLCTimestamp, databaseID: String)?, row: (clock: HLCTimestamp, databaseID: String)?
+    ) -> (clock: HLCTimestamp, databaseID: String)? {
+        switch (cell, row) {
+        case (let cell?, let row?):
+            LastWriterWins.isNewer(row.clock, row.databaseID, than: cell.clock, cell.databaseID) ? row : cell
+        case (let cell, let row):
+            cell ?? row
+        }
+    }
+
+    /// Whether a known deletion of a row (its tombstone's clock) wins over an incoming change:
+    /// deletions win over every update, and over an insert that is not newer (an insert newer
+    /// than the tombstone re-created the key after its deletion, by a client that had seen it).
+    static func deletionWins(tombstone: HLCTimestamp, over kind: RowChange.Kind, at clock: HLCTimestamp) -> Bool {
+        !(kind == .insert && clock > tombstone)
+    }
+}
