@@ -47,15 +47,7 @@ extension SFTPConnection {
             try await claim.create(
                 at: path,
                 targetExists: { try lstat(target) != nil },
-                claim: {
-                    do {
-                        try mkdir(claimLocation)
-                        return true
-                    } catch let failure as SFTPFailure where !failure.breaksConnection {
-                        guard try lstat(claimLocation) != nil else { throw failure }
-                        return false
-                    }
-                },
+                claim: { try makeClaim(claimLocation, askingAgain: true) },
                 release: { _ = try ignoringMissing(claimLocation) { try rmdir(claimLocation) } },
                 place: {
                     do {
@@ -66,6 +58,22 @@ extension SFTPConnection {
                     }
                 }
             )
+        }
+    }
+
+    /// Creates the claim directory at `location`: true if this call made it, false if it stands.
+    ///
+    /// A refused `mkdir` is explained by looking: a claim there is another creator's. One that is
+    /// gone again was removed by its holder between the refusal and the look, so the `mkdir` is
+    /// sent once more (`askingAgain`); a refusal with no claim after that is a real failure.
+    private func makeClaim(_ location: String, askingAgain: Bool) throws -> Bool {
+        do {
+            try mkdir(location)
+            return true
+        } catch let failure as SFTPFailure where !failure.breaksConnection {
+            if try lstat(location) != nil { return false }
+            guard askingAgain else { throw failure }
+            return try makeClaim(location, askingAgain: false)
         }
     }
 
