@@ -21,8 +21,11 @@ struct InitCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where the data meets other clients: a URL or a folder path.", valueName: "url"))
     var remote: String
 
-    @Option(name: .customLong("table"), help: ArgumentHelp("A table to sync (repeat for several; TEXT or BLOB primary keys).", valueName: "name"))
+    @Option(name: .customLong("table"), help: ArgumentHelp("A table to sync (repeat for several; one primary key of app-assigned values).", valueName: "name"))
     var tables: [String] = []
+
+    @Flag(name: .customLong("all-tables"), help: "Sync every table that can be synced, and list the ones left out with the reason.")
+    var allTables = false
 
     @Option(name: .customLong("app"), help: ArgumentHelp("The application identifier: the remote data's top folder.", valueName: "id"))
     var applicationID = "rollsync"
@@ -44,8 +47,11 @@ struct InitCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if tables.isEmpty {
-            throw ValidationError("name at least one table to sync with --table")
+        if tables.isEmpty && !allTables {
+            throw ValidationError("name the tables to sync with --table, or sync every table that can be with --all-tables")
+        }
+        if !tables.isEmpty && allTables {
+            throw ValidationError("--all-tables and --table exclude each other")
         }
         for identifier in [applicationID, documentID] {
             do { _ = try SyncIdentifier(identifier) } catch let error as SyncError { throw ValidationError(error.message) }
@@ -59,7 +65,7 @@ struct InitCommand: AsyncParsableCommand {
         if try await queue.read({ try CommandLineSettings.read(from: $0) }) != nil {
             throw CommandLineError(.usage, "\(database.db) is already set up for syncing", hint: "run `rollsync sync --db \(database.db)`")
         }
-        let tableNames = try Self.checkTables(tables, in: queue, path: database.db)
+        let (tableNames, leftOut) = try Self.checkTables(allTables ? nil : tables, in: queue, path: database.db)
         let location = try RemoteLocation.parse(remote, settings: remoteOptions.settings(relativeTo: directory), relativeTo: directory)
         let databaseURL = URL(fileURLWithPath: database.db, relativeTo: URL(fileURLWithPath: directory + "/")).standardizedFileURL
         var settings = CommandLineSettings(
@@ -114,6 +120,7 @@ struct InitCommand: AsyncParsableCommand {
                 document: documentID,
                 client: settings.clientID,
                 tables: tableNames,
+                leftOut: leftOut,
                 encrypted: settings.encrypted,
                 createdApplication: registration.createdApplication,
                 createdDocument: documentRegistration.createdDocument
@@ -123,8 +130,16 @@ struct InitCommand: AsyncParsableCommand {
 
     /// Checks that every table exists and can be synced, on an in-memory copy of the tables'
     /// schema (see ``checkCopySchema(in:)``), so a refusal leaves the file untouched.
-    /// - Returns: the tables' names as the database spells them.
-    static func checkTables(_ names: [String], in queue: DatabaseQueue, path: String) throws -> [String] {
+    ///
+    /// With `names` `nil` (`--all-tables`), every table and view of the file is tried: those that
+    /// can be synced are returned, the others are left out with the engine's reason (views and
+    /// virtual tables included, so the user sees why; not the shadow tables of virtual tables).
+    /// - Returns: the tables' names as the database spells them, and the tables left out.
+    /// - Throws: the first refusal of a named table; with `--all-tables`, a usage error when no
+    ///   table can be synced.
+    static func checkTables(
+        _ names: [String]?, in queue: DatabaseQueue, path: String
+    ) throws -> (tables: [String], leftOut: [InitResult.LeftOut]) {
         let (tables, schema) = try queue.read { db in
             (
                 try Row.fetchAll(db, sql: """
@@ -139,7 +154,29 @@ struct InitCommand: AsyncParsableCommand {
             for sql in schema { try db.execute(sql: sql) }
         }
         let checker = try LocalStore(writer: copy)
-        return try names.map { name in
+        guard let names else {
+            var accepted: [String] = []
+            var leftOut: [InitResult.LeftOut] = []
+            // A virtual table's shadow tables go with it: the virtual table is listed, once.
+            for table in tables.sorted(by: { $0.name.lowercased() < $1.name.lowercased() }) where table.type != "shadow" {
+                do {
+                    if let reason = SyncedTable.refusal(ofTableType: table.type) {
+                        throw LocalStoreError(.unsupportedTable, table: table.name, detail: reason)
+                    }
+                    accepted.append(try checker.register(table: table.name).name)
+                } catch let error as LocalStoreError where error.code == .unsupportedTable {
+                    leftOut.append(InitResult.LeftOut(table: table.name, reason: error.detail ?? error.description))
+                }
+            }
+            guard !accepted.isEmpty else {
+                throw CommandLineError(
+                    .localDatabase, "no table of \(path) can be synced",
+                    hint: leftOut.isEmpty ? "the database has no tables yet" : leftOut.map { "\($0.table): \($0.reason)" }.joined(separator: "; ")
+                )
+            }
+            return (accepted, leftOut)
+        }
+        let accepted = try names.map { name in
             guard let table = tables.first(where: { $0.name.lowercased() == name.lowercased() }) else {
                 let known = tables.filter { $0.type == "table" }.map(\.name).sorted().joined(separator: ", ")
                 throw CommandLineError(
@@ -152,6 +189,7 @@ struct InitCommand: AsyncParsableCommand {
             }
             return try checker.register(table: table.name).name
         }
+        return (accepted, [])
     }
 
     /// The statements of the schema ``checkTables(_:in:path:)`` checks in: the file's ordinary
@@ -178,17 +216,24 @@ struct InitResult: CommandResult {
     var document: String
     var client: String
     var tables: [String]
+    /// The tables `--all-tables` left out, each with the reason.
+    var leftOut: [LeftOut]
     var encrypted: Bool
     var createdApplication: Bool
     var createdDocument: Bool
 
+    /// A table left out, and why.
+    struct LeftOut: Encodable, Equatable {
+        var table: String
+        var reason: String
+    }
+
     var humanLines: [String] {
-        [
-            "\(database) now syncs tables \(tables.joined(separator: ", ")) with \(remote)",
-            "  application \(application)\(createdApplication ? " (created)" : ""), document \(document)"
-                + "\(createdDocument ? " (created)" : " (joined)"), client \(client), "
-                + (encrypted ? "encrypted" : "not encrypted"),
-            "Run `rollsync sync --db \(database)` to sync.",
-        ]
+        ["\(database) now syncs tables \(tables.joined(separator: ", ")) with \(remote)",
+         "  application \(application)\(createdApplication ? " (created)" : ""), document \(document)"
+            + "\(createdDocument ? " (created)" : " (joined)"), client \(client), "
+            + (encrypted ? "encrypted" : "not encrypted")]
+            + (leftOut.isEmpty ? [] : ["Left out (\(leftOut.count)):"] + leftOut.map { "  \($0.table): \($0.reason)" })
+            + ["Run `rollsync sync --db \(database)` to sync."]
     }
 }

@@ -142,6 +142,8 @@ struct SyncResult: CommandResult, Codable {
             "this client had been removed from \(document); local data was kept and registered again"
         case .lastSyncNotRecorded(let reason):
             "the last-sync marker was not written: \(reason)"
+        case .rowsWithoutKey(let table, let count):
+            "\(count) row\(count == 1 ? "" : "s") of \(table) \(count == 1 ? "has" : "have") no key (NULL) and stay\(count == 1 ? "s" : "") on this client, unsynchronized; give \(count == 1 ? "it a key" : "them keys") to sync \(count == 1 ? "it" : "them")"
         case .upgradeRequired(let table, let column?, let client, let fileName):
             "change set \(fileName) of \(client) needs column \(table).\(column), which this database lacks; it waits until you migrate (upgrade required)"
         case .upgradeRequired(let table, nil, let client, let fileName):

@@ -29,7 +29,7 @@ struct TablesAddCommand: AsyncParsableCommand {
         var requested: [String] = []
         let checked: [String]
         do {
-            checked = try InitCommand.checkTables(names, in: queue, path: database.db)
+            checked = try InitCommand.checkTables(names, in: queue, path: database.db).tables
         } catch let error as LocalStoreError {
             throw CommandLineError(.localDatabase, error.description + "; nothing was changed", hint: CommandLineError.hint(for: error))
         } catch let error as CommandLineError {

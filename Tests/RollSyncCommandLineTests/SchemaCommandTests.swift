@@ -315,6 +315,48 @@ struct SchemaCommandTests {
         #expect(lab.workspace.fingerprint(of: file) == before)
     }
 
+    @Test("init --all-tables syncs every table it can (STRING, UUID and nullable keys too), lists the others with the reason; NULL keys stay local")
+    func initAllTables() async throws {
+        let lab = try SchemaLab()
+        let schema = Self.appSchema + """
+            CREATE TABLE items (uuid STRING PRIMARY KEY NOT NULL, title TEXT);
+            CREATE TABLE pages (id TEXT PRIMARY KEY, body TEXT);
+            CREATE TABLE note_tags (note_id TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (note_id, tag)) WITHOUT ROWID;
+            CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER);
+            CREATE VIEW recent AS SELECT * FROM notes;
+            """
+        var files: [String] = []
+        for name in ["A", "B"] {
+            let file = lab.workspace.path("\(name).sqlite")
+            try await lab.sql(file, schema)
+            let initialised = try await lab.rollsync(["init", "--db", file, "--remote", lab.workspace.path("shared"), "--all-tables", "--json"])
+            try #require(initialised.status == 0, "\(initialised.standardError)")
+            let result = try #require(try initialised.jsonObjects().first)
+            #expect(result["tables"] as? [String] == ["items", "notebooks", "notes", "pages"], "\(result)")
+            let leftOut = (result["leftOut"] as? [[String: String]] ?? []).map { "\($0["table"] ?? ""): \($0["reason"] ?? "")" }
+            #expect(leftOut.map { String($0.prefix { $0 != ":" }) } == ["counters", "note_tags", "notes_fts", "old_fts", "places", "recent"], "\(leftOut)")
+            #expect(leftOut.contains { $0.hasPrefix("note_tags: its primary key is composite") }, "\(leftOut)")
+            #expect(leftOut.contains { $0.hasPrefix("recent: it is a view") }, "\(leftOut)")
+            files.append(file)
+        }
+        let counters = lab.workspace.path("C.sqlite")
+        try await lab.sql(counters, "CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER)")
+        let refused = try await lab.rollsync(["init", "--db", counters, "--remote", lab.workspace.path("shared"), "--all-tables"])
+        #expect(refused.status == 4, "\(refused.standardError)")
+        #expect(refused.standardError.contains("no table of") && refused.standardError.contains("counters: its key id is an INTEGER PRIMARY KEY"), "\(refused.standardError)")
+        try await lab.sql(files[0], """
+            INSERT INTO items VALUES ('5e0c9c2a-7d1b-4b7e-9a55-0c6d3f1e2b44', 'lamp');
+            INSERT INTO pages VALUES ('p', 'published'), (NULL, 'draft');
+            """)
+        let pushed = try await lab.sync(files[0])
+        let pushedOutput = pushed.standardOutput + pushed.standardError
+        #expect(pushedOutput.contains("1 row of pages has no key (NULL) and stays on this client"), "\(pushedOutput)")
+        try await lab.sync(files[1])
+        #expect(try await lab.sql(files[1], "SELECT title FROM items") == ["lamp"])
+        #expect(try await lab.sql(files[1], "SELECT count(*) FROM pages WHERE id IS NULL") == ["0"])
+        try await lab.expectIdentical(files[0], files[1], table: "items")
+    }
+
     @Test("migrate reads --file, reports added columns and publishes values written into them; help documents exit code 5")
     func migrateFromFile() async throws {
         let lab = try SchemaLab()

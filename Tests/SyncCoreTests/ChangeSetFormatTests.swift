@@ -26,6 +26,11 @@ struct ChangeSetFormatTests {
                 .init(name: "new column", value: Double.infinity.databaseValue, clock: HLCTimestamp(rawValue: clock.rawValue + 1)),
             ]),
             RowChange(kind: .delete, table: "other table", key: "gone".databaseValue, clock: HLCTimestamp(rawValue: clock.rawValue + 2)),
+            // Keys of numeric-affinity columns hold number-like values as numbers.
+            RowChange(kind: .delete, table: "other table", key: 42.databaseValue, clock: HLCTimestamp(rawValue: clock.rawValue + 2)),
+            RowChange(kind: .update, table: "items", key: 12_000.0.databaseValue, clock: clock, columns: [
+                .init(name: "n", value: "x".databaseValue, clock: clock),
+            ]),
         ]
     }
 
@@ -57,7 +62,7 @@ struct ChangeSetFormatTests {
         }
         #expect(decoded == Self.sampleChanges())
         #expect(reader.summary == written)
-        #expect(written.changeCount == 3)
+        #expect(written.changeCount == 5)
         #expect(written.byteCount == (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int))
         #expect(try ChangeSetReader.verify(fileAt: url) == written)
     }
@@ -164,6 +169,7 @@ struct ChangeSetFormatTests {
             .init(name: "c", value: 2.databaseValue, clock: clock),
         ])
         #expect(throws: ChangeSetFormatError.self) { try writer.write(twice) }
+        #expect(throws: ChangeSetFormatError.self) { try writer.write(RowChange(kind: .delete, table: "t", key: .null, clock: clock)) }
         #expect(throws: ChangeSetFormatError.self) {
             try ChangeSetWriter(creatingFileAt: directory.appendingPathComponent("y"), header: ChangeSetHeader(setID: "", databaseID: "c"))
         }

@@ -10,14 +10,13 @@ struct SyncedTableRegistrationTests {
         ("CREATE TABLE t (v TEXT)", "t", "no primary key"),
         ("CREATE TABLE t (a TEXT NOT NULL, b TEXT NOT NULL, v TEXT, PRIMARY KEY (a, b))", "t", "composite"),
         ("CREATE TABLE t (a TEXT NOT NULL, b TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID", "t", "composite"),
-        ("CREATE TABLE t (id REAL PRIMARY KEY NOT NULL, v TEXT)", "t", "numeric"),
-        ("CREATE TABLE t (id INT PRIMARY KEY NOT NULL, v TEXT) WITHOUT ROWID", "t", "numeric"),
-        ("CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT)", "t", "NOT NULL"),
+        ("CREATE TABLE t (id BIGINT PRIMARY KEY NOT NULL, v TEXT)", "t", "integer affinity"),
+        ("CREATE TABLE t (id INT PRIMARY KEY NOT NULL, v TEXT) WITHOUT ROWID", "t", "integer affinity"),
         ("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL); CREATE VIEW v AS SELECT * FROM t", "v", "view"),
         ("CREATE TABLE rollingsync_mine (id TEXT PRIMARY KEY NOT NULL)", "rollingsync_mine", "reserved"),
     ]
 
-    @Test("tables without a globally unique TEXT or BLOB key are refused with a reason naming the table", arguments: refusedTables)
+    @Test("tables without one key of app-assigned values are refused with a reason naming the table", arguments: refusedTables)
     func refused(schema: String, table: String, reason: String) throws {
         let database = try TemporaryDatabase(schema: schema, tables: [])
         let error = try #require(throws: LocalStoreError.self) { try database.store.register(table: table) }
@@ -62,5 +61,28 @@ struct SyncedTableRegistrationTests {
         #expect(changes.first { $0.table == "b" }?.key == Data([1, 2]).databaseValue)
         try database.store.unregister(table: "b")
         #expect(try database.pendingChanges().map(\.table) == ["odd \"name\""])
+    }
+
+    @Test("keys of any declared type but an integer one are accepted, and keys not declared NOT NULL")
+    func looselyDeclaredKeys() throws {
+        let database = try TemporaryDatabase(
+            schema: """
+                CREATE TABLE s (uuid STRING PRIMARY KEY NOT NULL, v TEXT);
+                CREATE TABLE u (id UUID PRIMARY KEY, v TEXT);
+                CREATE TABLE n (id NUMERIC PRIMARY KEY NOT NULL, v TEXT) WITHOUT ROWID;
+                CREATE TABLE r (id REAL PRIMARY KEY NOT NULL, v TEXT);
+                CREATE TABLE t (id TEXT PRIMARY KEY, v TEXT);
+                CREATE TABLE w (id TEXT PRIMARY KEY, v TEXT) WITHOUT ROWID;
+                """,
+            tables: []
+        )
+        for name in ["s", "u", "n", "r", "t", "w"] { try database.store.register(table: name) }
+        let nullable = try database.store.syncedTables().filter(\.keyMayBeNull).map(\.name)
+        #expect(nullable == ["t", "u"], "a WITHOUT ROWID table's key is NOT NULL whatever its declaration")
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO t VALUES (NULL, 'no key'), ('k', 'key'); INSERT INTO u VALUES (NULL, 'x')")
+            try db.execute(sql: "UPDATE t SET v = 'still no key' WHERE id IS NULL; DELETE FROM u")
+        }
+        #expect(try database.pendingChanges().map(\.key) == ["k".databaseValue], "rows whose key is NULL are not captured")
     }
 }

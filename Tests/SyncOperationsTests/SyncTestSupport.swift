@@ -181,11 +181,13 @@ final class TestClient: Sendable {
     }
 
     /// Every row of every application table, as sortable text: two clients hold the same data
-    /// exactly when their dumps are equal.
-    func dump(tables: [String] = NotesSchema.tables) throws -> [String] {
+    /// exactly when their dumps are equal. `keyedOnly` leaves out rows whose key `id` is NULL,
+    /// which stay on their client.
+    func dump(tables: [String] = NotesSchema.tables, keyedOnly: Bool = false) throws -> [String] {
         try database.read { db in
             try tables.flatMap { table in
-                try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY id").map { "\(table) \($0.description)" }
+                try Row.fetchAll(db, sql: "SELECT * FROM \(table)\(keyedOnly ? " WHERE id IS NOT NULL" : "") ORDER BY id")
+                    .map { "\(table) \($0.description)" }
             }
         }
     }

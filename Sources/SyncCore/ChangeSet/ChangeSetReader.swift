@@ -204,13 +204,10 @@ package final class ChangeSetReader {
         let key: DatabaseValue
         if build {
             key = try body.value()
-            switch key.storage {
-            case .string, .blob: break
-            default: throw body.malformed("a row key must be TEXT or BLOB")
-            }
+            guard !key.isNull else { throw body.malformed("a row key must not be NULL") }
         } else {
             key = .null
-            guard [.text, .blob].contains(try body.skipValue()) else { throw body.malformed("a row key must be TEXT or BLOB") }
+            guard try body.skipValue() != .null else { throw body.malformed("a row key must not be NULL") }
         }
         let clock = HLCTimestamp(rawValue: try body.varint())
         var change = build ? RowChange(kind: kind, table: table.name, key: key, clock: clock) : nil

@@ -73,9 +73,13 @@ package final class ChangeSetWriter {
 
     /// Appends one row change.
     /// - Throws: ``ChangeSetFormatError`` (``ChangeSetFormatError/Reason/unencodable(_:)``) for a change
-    ///   whose column is newer than its row clock or that repeats a column, or a file error.
+    ///   whose key is NULL, whose column is newer than its row clock or that repeats a column, or a
+    ///   file error.
     package func write(_ change: RowChange) throws {
         precondition(!finished, "ChangeSetWriter.write called after finish()")
+        guard !change.key.isNull else {
+            throw ChangeSetFormatError(.unencodable("a row key must not be NULL (table \(change.table))"))
+        }
         let table = try tableEntry(for: change)
         record.append(change.kind.rawValue)
         record.appendVarint(UInt64(table.index))

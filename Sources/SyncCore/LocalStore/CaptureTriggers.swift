@@ -17,13 +17,22 @@ import GRDB
 ///   the new one.
 /// - `AFTER DELETE`: one row, operation delete.
 ///
+/// In a table whose key may be NULL (``SyncedTable/keyMayBeNull``), rows with a NULL key are not
+/// captured: a NULL old or new key records nothing for that side (a key set from NULL to a value
+/// is the row's creation, from a value to NULL its deletion).
+///
 /// Trigger names are `rollingsync_<table id>_…`, so they can be found and replaced when the table
 /// is registered again after a schema change.
 struct CaptureTriggers {
     let table: SyncedTable
 
     private func record(operation: Int, key: String, column: String?) -> String {
-        ChangeLog.triggerEntry(operation: operation, tableID: table.id, key: key, column: column)
+        ChangeLog.triggerEntry(operation: operation, tableID: table.id, key: key, column: column, skippingNull: table.keyMayBeNull)
+    }
+
+    /// `condition AND` the key `key` is not NULL, where keys may be NULL.
+    private func capturing(_ key: String, _ condition: String) -> String {
+        table.keyMayBeNull ? "\(key) IS NOT NULL AND \(condition)" : condition
     }
 
     /// The `WHEN` condition that suppresses capture while remote changes are being applied.
@@ -37,13 +46,13 @@ struct CaptureTriggers {
         var statements = [
             """
             CREATE TRIGGER \("\(prefix)insert".sqlIdentifier) AFTER INSERT ON \(tableName)
-            WHEN \(Self.notApplying) BEGIN
+            WHEN \(capturing("new.\(key)", Self.notApplying)) BEGIN
             \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
             END
             """,
             """
             CREATE TRIGGER \("\(prefix)delete".sqlIdentifier) AFTER DELETE ON \(tableName)
-            WHEN \(Self.notApplying) BEGIN
+            WHEN \(capturing("old.\(key)", Self.notApplying)) BEGIN
             \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
             END
             """,
@@ -61,7 +70,7 @@ struct CaptureTriggers {
                 CREATE TRIGGER \("\(prefix)update_\(index)".sqlIdentifier) AFTER UPDATE OF \(name) ON \(tableName)
                 WHEN old.\(key) IS new.\(key)
                     AND (old.\(name) IS NOT new.\(name) OR typeof(old.\(name)) <> typeof(new.\(name)))
-                    AND \(Self.notApplying) BEGIN
+                    AND \(capturing("new.\(key)", Self.notApplying)) BEGIN
                 \(record(operation: LocalStoreSchema.updateOperation, key: "new.\(key)", column: column))
                 END
                 """)

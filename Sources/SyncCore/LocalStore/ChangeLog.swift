@@ -94,23 +94,25 @@ enum ChangeLog {
     // MARK: Entries
 
     /// The statement a capture trigger runs: one entry of `operation` for the row whose key is the
-    /// SQL expression `key` (`new.id`), naming `column` for an update.
-    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?) -> String {
+    /// SQL expression `key` (`new.id`), naming `column` for an update; with `skippingNull`, none
+    /// when the key is NULL.
+    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?, skippingNull: Bool) -> String {
         let columnLiteral = column.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"
+        let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral)"
         return """
             INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                VALUES (\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral));
+                \(skippingNull ? "SELECT \(values) WHERE \(key) IS NOT NULL" : "VALUES (\(values))");
             """
     }
 
-    /// Logs every row of a newly registered table as an insert.
+    /// Logs every row of a newly registered table as an insert (not rows whose key is NULL).
     /// - Returns: the number of rows logged.
     static func recordEveryRow(of table: SyncedTable, in db: Database) throws -> Int {
         try db.execute(
             sql: """
                 INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
                 SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, NULL
-                FROM main.\(table.name.sqlIdentifier)
+                FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) IS NOT NULL
                 """,
             arguments: [table.id, LocalStoreSchema.insertOperation]
         )
@@ -118,14 +120,15 @@ enum ChangeLog {
     }
 
     /// Logs an update of `column` for every row whose value is not `defaultValue` (SQL text of
-    /// the column's default, `nil` for none).
+    /// the column's default, `nil` for none), except rows whose key is NULL.
     /// - Returns: the number of rows logged.
     static func recordColumn(_ column: String, of table: SyncedTable, differingFrom defaultValue: String?, in db: Database) throws -> Int {
         try db.execute(
             sql: """
                 INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
                 SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, ?
-                FROM main.\(table.name.sqlIdentifier) WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL"))
+                FROM main.\(table.name.sqlIdentifier)
+                WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL")) AND \(table.keyColumn.sqlIdentifier) IS NOT NULL
                 """,
             arguments: [table.id, LocalStoreSchema.updateOperation, column]
         )

@@ -7,16 +7,26 @@ extension LocalStore {
     ///
     /// Uses `VACUUM INTO` on a reading connection: the copy reflects exactly one committed state (no
     /// half transaction), has no WAL or journal beside it, and is written without blocking writers of
-    /// a `DatabasePool` (a `DatabaseQueue` serializes it with its writes).
+    /// a `DatabasePool` (a `DatabaseQueue` serializes it with its writes). Rows whose key is NULL
+    /// (``SyncedTable/keyMayBeNull``) stay local: they are deleted from the copy.
     /// - Parameter url: the destination; it must not exist yet.
     /// - Throws: a GRDB `DatabaseError` (e.g. when the destination exists) or a file error.
     package func snapshot(to url: URL) throws {
         guard !FileManager.default.fileExists(atPath: url.path) else {
             throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: url.path])
         }
-        try writer.unsafeRead { db in
+        let tablesWithNullableKeys = try writer.unsafeRead { db in
             try db.execute(sql: "VACUUM INTO ?", arguments: [url.path])
+            return try Self.syncedTables(in: db).filter(\.keyMayBeNull)
         }
+        guard !tablesWithNullableKeys.isEmpty else { return }
+        let copy = try DatabaseQueue(path: url.path)
+        try copy.write { db in
+            for table in tablesWithNullableKeys {
+                try db.execute(sql: "DELETE FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) IS NULL")
+            }
+        }
+        try copy.close()
     }
 }
 

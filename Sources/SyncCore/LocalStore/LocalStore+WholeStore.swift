@@ -155,10 +155,12 @@ extension LocalStore {
                 try statement.execute(arguments: [rowKey])
             }
         }
-        try writeRows("DELETE FROM main.\(name)", keys: "SELECT \(key) FROM main.\(name)")
+        // Rows whose key is NULL are local only: kept here, never taken from the store.
+        let syncable = table.keyMayBeNull ? " WHERE \(key) IS NOT NULL" : ""
+        try writeRows("DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(key) FROM main.\(name)\(syncable)")
         try writeRows(
-            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name) WHERE true",
-            keys: "SELECT \(key) FROM rollingsync_snapshot.\(name)"
+            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name) WHERE \(key) IS NOT NULL",
+            keys: "SELECT \(key) FROM rollingsync_snapshot.\(name) WHERE \(key) IS NOT NULL"
         )
         if !extra.isEmpty {
             let targets = extra.map(\.sqlIdentifier).joined(separator: ", ")

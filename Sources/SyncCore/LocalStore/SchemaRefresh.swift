@@ -60,7 +60,7 @@ enum SchemaRefresh {
         let name: String = registration["name"]
         let recordedKey: String = registration["key_column"]
         let recordedColumns: String? = registration["columns"]
-        let (keyColumn, columns) = try SyncedTable.inspect(name, in: db)
+        let (keyColumn, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
         guard keyColumn == recordedKey else {
             throw LocalStoreError(.keyChanged, table: name, detail: "registered with key \(recordedKey), now \(keyColumn)")
         }
@@ -68,7 +68,7 @@ enum SchemaRefresh {
         if let recordedType: String = registration["key_type"], recordedType != keyType {
             throw LocalStoreError(.keyChanged, table: name, detail: "key \(keyColumn) was declared \(recordedType), now \(keyType)")
         }
-        let table = SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: id)
+        let table = SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: id, keyMayBeNull: keyMayBeNull)
         let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)
         if registration["key_type"] as String? == nil { try record(table, in: db) }
         let triggerCount = try Int.fetchOne(

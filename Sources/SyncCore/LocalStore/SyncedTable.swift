@@ -5,12 +5,15 @@ import GRDB
 public struct SyncedTable: Sendable, Equatable {
     /// The table's name.
     public var name: String
-    /// The primary-key column (TEXT or BLOB, globally unique, e.g. a UUID).
+    /// The primary-key column (its values assigned by the app, globally unique, e.g. a UUID).
     public var keyColumn: String
     /// The other stored columns, in declaration order (generated columns are not synchronized).
     public var columns: [String]
     /// RollingSync's internal number for the table (used in the change log and trigger names).
     var id: Int64
+    /// True when the key is not declared `NOT NULL` in a rowid table, where SQLite stores NULL
+    /// keys: rows with a NULL key are not captured, published or replaced by a whole store.
+    var keyMayBeNull = false
 
     /// Why a table of this `pragma_table_list` type cannot be synchronized (`nil` for an ordinary
     /// table): views, virtual tables (FTS, R*Tree…) and their shadow tables are derived from other
@@ -35,13 +38,16 @@ public struct SyncedTable: Sendable, Equatable {
 
     /// Reads a table's schema and checks that it can be synchronized.
     ///
-    /// A synced table must have exactly one primary-key column whose declared type has TEXT or BLOB
-    /// affinity, so that keys created independently on different clients never collide; a rowid
-    /// table's key must also be `NOT NULL` (SQLite otherwise accepts NULL keys there).
+    /// A synced table must have exactly one primary-key column whose values the app assigns,
+    /// globally unique, so that keys created independently on different clients never collide:
+    /// any declared type but an integer one (TEXT, BLOB, `VARCHAR(36)`, `UUID`, `STRING`,
+    /// `NUMERIC`, `REAL`…); keys are compared by value. Integer keys are refused for now: an
+    /// `INTEGER PRIMARY KEY` is the rowid, assigned per database, and other integer keys are
+    /// usually counters too. A key not declared `NOT NULL` is accepted (`keyMayBeNull`): SQLite
+    /// lets a rowid table store NULL keys, which cannot be synchronized; such rows stay local.
     /// - Throws: ``LocalStoreError`` naming the table and the reason: missing table, view or virtual
-    ///   table, RollingSync's own table, no primary key, composite key, INTEGER (rowid) key, numeric
-    ///   key, nullable key.
-    static func inspect(_ name: String, in db: Database) throws -> (keyColumn: String, columns: [String]) {
+    ///   table, RollingSync's own table, no primary key, composite key, integer key.
+    static func inspect(_ name: String, in db: Database) throws -> (keyColumn: String, columns: [String], keyMayBeNull: Bool) {
         func refuse(_ why: String) -> LocalStoreError { LocalStoreError(.unsupportedTable, table: name, detail: why) }
         guard !name.lowercased().hasPrefix(LocalStoreSchema.prefix) else {
             throw refuse("names starting with \"\(LocalStoreSchema.prefix)\" are reserved for RollingSync's own tables")
@@ -71,20 +77,17 @@ public struct SyncedTable: Sendable, Equatable {
                 database and collide between clients; use a TEXT (UUID) or BLOB key
                 """)
         }
-        let isText = ["CHAR", "CLOB", "TEXT"].contains { declaredType.contains($0) }
-        let isBlob = declaredType.isEmpty || declaredType.contains("BLOB")
-        guard !declaredType.contains("INT"), isText || isBlob else {
+        // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
+        guard !declaredType.contains("INT") else {
             throw refuse("""
-                its key \(keyColumn) has type \(declaredType) (numeric affinity); keys must be globally unique \
-                TEXT (e.g. UUID) or BLOB values
+                its key \(keyColumn) has type \(declaredType) (integer affinity): integer keys are usually counters \
+                assigned per database, which collide between clients; use a TEXT (UUID) or BLOB key
                 """)
         }
-        guard withoutRowid || (keyRow["notnull"] as Int) == 1 else {
-            throw refuse("its key \(keyColumn) is not declared NOT NULL, and SQLite accepts NULL keys in such tables")
-        }
+        let keyMayBeNull = !withoutRowid && (keyRow["notnull"] as Int) == 0
         let columns = rows
             .filter { ($0["pk"] as Int) == 0 && ($0["hidden"] as Int) == 0 }
             .map { $0["name"] as String }
-        return (keyColumn, columns)
+        return (keyColumn, columns, keyMayBeNull)
     }
 }

@@ -27,4 +27,8 @@ public enum SyncWarning: Sendable, Equatable {
     /// The last-sync marker could not be written or its predecessor not deleted; the sync itself
     /// succeeded.
     case lastSyncNotRecorded(reason: String)
+    /// `count` rows of `table` have a NULL key (the key column is not declared `NOT NULL`): they
+    /// cannot be identified on other clients, so they stay on this one, unsynchronized. Reported
+    /// by every sync while they exist; nothing else waits for them.
+    case rowsWithoutKey(table: String, count: Int)
 }

@@ -276,6 +276,10 @@ struct Synchronizer: Sendable {
             logger.notice("rule applied before the push", metadata: ["warning": "\(Self.describe(warning))"])
         }
         report.warnings += settled.map { .settledLocally($0) }
+        for (table, count) in try local({ try localStore.rowsWithoutKey() }) {
+            logger.warning("rows without a key stay local", metadata: ["table": "\(table)", "rows": "\(count)"])
+            report.warnings.append(.rowsWithoutKey(table: table, count: count))
+        }
         let scratch = try LocalScratchFile()
         var file = scratch
         let setID = UUID().uuidString
