@@ -19,10 +19,15 @@ import GRDB
 /// Keys of deleted rows must not be reused: a deletion leaves a tombstone and wins over any later
 /// change of that key arriving from a client that had not seen it.
 ///
-/// All methods are synchronous and use the writer's own serialization; call them off the main thread.
+/// All methods are synchronous and use the writer's own serialization; call them off the main
+/// thread. From async code, the sync engine calls them through ``perform(_:)``, which runs them on
+/// a thread of their own, never on Swift's cooperative pool.
 public final class LocalStore: Sendable {
     /// The database connection (queue or pool) shared with the application.
     package let writer: any DatabaseWriter
+
+    /// Where ``perform(_:)`` runs the blocking calls of async callers: one serial queue per store.
+    private let blockingCalls = DispatchQueue(label: "rollingsync.localstore")
 
     /// This database's database id (a UUID string created with RollingSync's tables); every local
     /// change carries it.
@@ -35,6 +40,19 @@ public final class LocalStore: Sendable {
         try LocalStoreSchema.migrator.migrate(writer)
         databaseID = try writer.read { db in
             try String.fetchOne(db, sql: "SELECT client_id FROM rollingsync_state") ?? ""
+        }
+    }
+
+    /// Runs `body` (blocking calls of this store: an apply, a busy wait on a locked database) on
+    /// the store's own serial queue and suspends until it returns, so that no thread of Swift's
+    /// cooperative pool waits for SQLite meanwhile (other tasks, timers included, keep running).
+    /// Calls made through it run one at a time, in order. Cancelling the task does not stop a
+    /// call that has started.
+    package func perform<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            blockingCalls.async {
+                continuation.resume(with: Swift.Result { try body() })
+            }
         }
     }
 

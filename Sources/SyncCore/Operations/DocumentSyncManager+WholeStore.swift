@@ -107,9 +107,12 @@ extension DocumentSyncManager {
             // The newer of the data's clock and the wall clock: units order by when they were
             // taken, and never before the data they hold.
             let now = HLCTimestamp(physicalMilliseconds: UInt64(max(0, Date().timeIntervalSince1970 * 1000)))
-            clock = max(try localStore.currentClock(), now)
-            try localStore.snapshot(to: snapshot)
-            contents = try LocalStore.inspectSnapshot(at: snapshot)
+            let localStore = localStore
+            (clock, contents) = try await localStore.perform {
+                let clock = max(try localStore.currentClock(), now)
+                try localStore.snapshot(to: snapshot)
+                return (clock, try LocalStore.inspectSnapshot(at: snapshot))
+            }
         } catch {
             throw SyncError(.local, "cannot take a snapshot of the local database: \(error)", underlying: error)
         }

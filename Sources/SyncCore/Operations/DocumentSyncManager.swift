@@ -182,7 +182,8 @@ public actor DocumentSyncManager {
         defer { broadcaster.send(SyncProgress(phase: .finished)) }
         var application = try await self.application.register()
         do {
-            report.schemaChanges = try localStore.refreshSchema()
+            let localStore = localStore
+            report.schemaChanges = try await localStore.perform { try localStore.refreshSchema() }
         } catch {
             throw SyncError(.local, "the schema of the synced tables cannot be followed: \(error)", underlying: error)
         }

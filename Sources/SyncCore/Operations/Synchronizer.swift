@@ -73,7 +73,7 @@ struct Synchronizer: Sendable {
             return .registrationLost
         }
         let discovery = ChangeSetDiscovery(remote: remote, layout: layout, clientID: clientID, includeOwnSets: includeOwnSets)
-        let applied = Set(try local { try localStore.appliedSetIDs() })
+        let applied = Set(try await local { try localStore.appliedSetIDs() })
         guard let found = try await discovery.find(recentSyncs: format.announcesNewestSets ? recentSyncs : nil, applied: applied) else {
             return .registrationLost
         }
@@ -86,7 +86,7 @@ struct Synchronizer: Sendable {
         // fact published are not treated as unpushed by conflict detection.
         try await settleOutgoingSet()
         try await apply(found.unapplied, into: &report)
-        let outgoing = try preparePush(into: &report)
+        let outgoing = try await preparePush(into: &report)
         // A client's sets have increasing clocks, except a set re-written after its upload was found
         // missing (same changes, same clock, new id): the new set is the newest then.
         let newestOwn = outgoing.map { outgoing in
@@ -97,7 +97,7 @@ struct Synchronizer: Sendable {
             newestSet: format.announcesNewestSets ? newestOwn.map { .set($0) } ?? .nothingPushed : .unannounced
         )
         do {
-            try await writeMarker(marker, appliedThrough: try appliedThrough(found.known))
+            try await writeMarker(marker, appliedThrough: try await appliedThrough(found.known))
         } catch {
             // Without the marker, readers of format 2 may not look for the set: keep it local.
             guard let outgoing else {
@@ -159,7 +159,7 @@ struct Synchronizer: Sendable {
                             )
                         )
                         do {
-                            let applied = try local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
+                            let applied = try await local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
                             record(applied, from: set.client, into: &report)
                         } catch let error as SyncError {
                             guard let (table, column) = (error.underlying as? LocalStoreError)?.newerSchema else { throw error }
@@ -270,13 +270,13 @@ struct Synchronizer: Sendable {
 
     /// Settles references of pending deletions, then writes the pending changes as a new set and
     /// records it as outgoing (before any upload); `nil` if there is nothing to push.
-    private func preparePush(into report: inout SyncReport) throws -> PreparedPush? {
-        let settled = try local { try localStore.settleReferencesOfPendingChanges() }
+    private func preparePush(into report: inout SyncReport) async throws -> PreparedPush? {
+        let settled = try await local { try localStore.settleReferencesOfPendingChanges() }
         for warning in settled {
             logger.notice("rule applied before the push", metadata: ["warning": "\(Self.describe(warning))"])
         }
         report.warnings += settled.map { .settledLocally($0) }
-        for (table, count) in try local({ try localStore.rowsWithoutKey() }) {
+        for (table, count) in try await local({ try localStore.rowsWithoutKey() }) {
             logger.warning("rows without a key stay local", metadata: ["table": "\(table)", "rows": "\(count)"])
             report.warnings.append(.rowsWithoutKey(table: table, count: count))
         }
@@ -284,7 +284,7 @@ struct Synchronizer: Sendable {
         var file = scratch
         let setID = UUID().uuidString
         do {
-            guard let pending = try local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
+            guard let pending = try await local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
                 scratch.remove()
                 return nil
             }
@@ -292,7 +292,7 @@ struct Synchronizer: Sendable {
             if format.compressesChangeSets {
                 file = try compressed(scratch)
             }
-            try local { try state.setOutgoing(outgoing) }
+            try await local { try state.setOutgoing(outgoing) }
             return PreparedPush(outgoing: outgoing, file: file)
         } catch {
             scratch.remove()
@@ -339,7 +339,7 @@ struct Synchronizer: Sendable {
             throw SyncError(.remote, "remote storage failed: \(missing.message)", underlying: missing)
         }
         try await remote.upload(prepared.file.url, to: target)
-        try local {
+        try await local {
             try localStore.markPushed(outgoing.pending)
             try state.clearOutgoing()
         }
@@ -355,17 +355,17 @@ struct Synchronizer: Sendable {
     /// there it arrived whole and is marked pushed; if not, it is forgotten and its changes, still
     /// pending, go out in the next set.
     private func settleOutgoingSet() async throws {
-        guard let outgoing = try local({ try state.outgoing() }) else { return }
-        let alreadyMarked = try local { try localStore.isApplied(setID: outgoing.pending.summary.header.setID) }
+        guard let outgoing = try await local({ try state.outgoing() }) else { return }
+        let alreadyMarked = try await local { try localStore.isApplied(setID: outgoing.pending.summary.header.setID) }
         if !alreadyMarked, try await remote.exists(layout.changeSet(outgoing.name, of: clientID)) != nil {
-            try local { try localStore.markPushed(outgoing.pending) }
+            try await local { try localStore.markPushed(outgoing.pending) }
         }
-        try local { try state.clearOutgoing() }
+        try await local { try state.clearOutgoing() }
     }
 
     /// For each other client, the newest of its known sets that is applied here.
-    private func appliedThrough(_ known: [SyncIdentifier: [ChangeSetName]]) throws -> [String: String] {
-        let applied = Set(try local { try localStore.appliedSetIDs() })
+    private func appliedThrough(_ known: [SyncIdentifier: [ChangeSetName]]) async throws -> [String: String] {
+        let applied = Set(try await local { try localStore.appliedSetIDs() })
         var result: [String: String] = [:]
         for (client, names) in known where client != clientID {
             if let newest = names.last(where: { applied.contains($0.id) }) {
@@ -380,7 +380,7 @@ struct Synchronizer: Sendable {
     private func writeMarker(_ name: RecentSyncName, appliedThrough: [String: String]) async throws {
         progress(SyncProgress(phase: .recording))
         let previous = recentSyncMarkers.filter { $0 != name.fileName }
-        try local { try state.setRecentSyncMarkers(previous + [name.fileName]) }
+        try await local { try state.setRecentSyncMarkers(previous + [name.fileName]) }
         let record = RecentSyncRecord(clientID: clientID, syncedAt: name.date, appliedThrough: appliedThrough)
         try await remote.writeJSON(record, to: layout.recentSync(name))
     }
@@ -396,15 +396,17 @@ struct Synchronizer: Sendable {
                     try await remote.delete(layout.recentSync(old))
                 }
                 markers.removeFirst()
-                try local { try state.setRecentSyncMarkers(markers + [current.fileName]) }
+                let remaining = markers + [current.fileName]
+                try await local { try state.setRecentSyncMarkers(remaining) }
             }
         } catch {
             report.warnings.append(.lastSyncNotRecorded(reason: "\(error)"))
         }
     }
 
-    /// Runs a local database call, wrapping its errors in ``SyncError/Code/local``.
-    private func local<Result>(_ body: () throws -> Result) throws -> Result {
-        try SyncError.local("the local database failed", body)
+    /// Runs a local database call off the cooperative pool (``LocalStore/perform(_:)``),
+    /// wrapping its errors in ``SyncError/Code/local``.
+    private func local<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await localStore.perform { try SyncError.local("the local database failed", body) }
     }
 }

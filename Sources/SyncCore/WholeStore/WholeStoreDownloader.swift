@@ -39,7 +39,7 @@ struct WholeStoreDownloader: Sendable {
     func installNewest(from client: SyncIdentifier?, into localStore: LocalStore) async throws -> WholeStoreDownload? {
         try await withNewestUsable(from: client) { unit, url in
             progress(SyncProgress(phase: .installing))
-            return WholeStoreDownload(client: unit.client, unit: unit.name, installation: try install(url, into: localStore))
+            return WholeStoreDownload(client: unit.client, unit: unit.name, installation: try await install(url, into: localStore))
         }
     }
 
@@ -52,7 +52,7 @@ struct WholeStoreDownloader: Sendable {
     /// - Returns: `body`'s result, or `nil` when there is no usable unit at all.
     func withNewestUsable<Result>(
         from client: SyncIdentifier?, accepting isAccepted: (WholeStoreCatalog.Unit) -> Bool = { _ in true },
-        _ body: (WholeStoreCatalog.Unit, URL) throws -> Result
+        _ body: (WholeStoreCatalog.Unit, URL) async throws -> Result
     ) async throws -> Result? {
         let catalog = WholeStoreCatalog(remote: remote, layout: layout)
         let markers = try await vacuumMarkers()
@@ -61,7 +61,7 @@ struct WholeStoreDownloader: Sendable {
             do {
                 guard let verified = try await fetchIfUsable(unit, markers: markers, catalog: catalog) else { continue }
                 defer { verified.remove() }
-                return try body(unit, verified.url)
+                return try await body(unit, verified.url)
             } catch let error as SyncError where error.code == .corruptRemoteData || error.code == .upgradeRequired {
                 firstFailure = firstFailure ?? error
             }
@@ -157,9 +157,12 @@ struct WholeStoreDownloader: Sendable {
         }
     }
 
-    private func install(_ url: URL, into localStore: LocalStore) throws -> WholeStoreInstallation {
+    private func install(_ url: URL, into localStore: LocalStore) async throws -> WholeStoreInstallation {
         do {
-            return try localStore.installWholeStore(at: url, resolver: resolver, inSameTransaction: LocalSyncState.recordWholeStoreInstalled(in:))
+            let resolver = resolver
+            return try await localStore.perform {
+                try localStore.installWholeStore(at: url, resolver: resolver, inSameTransaction: LocalSyncState.recordWholeStoreInstalled(in:))
+            }
         } catch let error as WholeStoreFileError {
             throw SyncError(.corruptRemoteData, "\(error)", underlying: error)
         } catch let error as LocalStoreError where error.code == .upgradeRequired {
