@@ -20,8 +20,8 @@ import GRDB
 /// change of that key arriving from a client that had not seen it.
 ///
 /// All methods are synchronous and use the writer's own serialization; call them off the main
-/// thread. From async code, the sync engine calls them through ``perform(_:)``, which runs them on
-/// a thread of their own, never on Swift's cooperative pool.
+/// thread. The sync engine calls them from async code on a queue of the store's own, never on
+/// Swift's cooperative pool.
 public final class LocalStore: Sendable {
     /// The database connection (queue or pool) shared with the application.
     package let writer: any DatabaseWriter
