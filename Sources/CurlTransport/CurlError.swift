@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 
 /// A libcurl failure, kept as the ``RemoteProtocol/RemoteStoreError/underlying`` error of the
 /// libcurl-based stores' errors (WebDAV, S3): libcurl's numeric code and its explanation (never a credential).
@@ -19,4 +20,10 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "libcurl error \(code): \(message)" }
+}
+
+extension CurlError: LocalizedError {
+    /// The same sentence as ``description``, so that `localizedDescription` (what apps and
+    /// Foundation show) says what went wrong instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

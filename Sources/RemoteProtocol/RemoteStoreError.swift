@@ -1,3 +1,5 @@
+import Foundation
+
 /// The one error type every ``RemoteStore`` throws (besides `CancellationError`).
 ///
 /// An error has a ``code`` that says what went wrong in terms every backend shares, the ``path``
@@ -129,4 +131,10 @@ public struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
         if let underlying { text += " (\(underlying))" }
         return text
     }
+}
+
+extension RemoteStoreError: LocalizedError {
+    /// The same sentence as ``description``, so that `localizedDescription` (what apps and
+    /// Foundation show) says what went wrong instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

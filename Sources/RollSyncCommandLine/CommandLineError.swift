@@ -1,3 +1,4 @@
+import Foundation
 import RemoteProtocol
 import SyncCore
 
@@ -57,4 +58,10 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension CommandLineError: LocalizedError {
+    /// The same sentence as ``description``, so that `localizedDescription` (what apps and
+    /// Foundation show) says what went wrong instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

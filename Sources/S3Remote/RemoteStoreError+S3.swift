@@ -88,3 +88,9 @@ extension RemoteStoreError {
         return RemoteStoreError(code, path: path, message: message, underlying: serviceError)
     }
 }
+
+extension S3ServiceError: LocalizedError {
+    /// The same sentence as ``description``, so that `localizedDescription` (what apps and
+    /// Foundation show) says what went wrong instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
+}

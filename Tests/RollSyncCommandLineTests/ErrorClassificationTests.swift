@@ -1,7 +1,9 @@
 import Foundation
+import GRDB
 import RemoteProtocol
 @testable import RollSyncCommandLine
 import SyncCore
+import TestSupport
 import Testing
 
 /// Exit codes by the question "would a retry help?", and hints that name the settings of the
@@ -66,5 +68,27 @@ struct ErrorClassificationTests {
         #expect(malformed.kind == .remote && malformed.hint == nil)
         let busy = try classify(SyncError(.busy, "local changes kept arriving"))
         #expect(busy.kind == .remote && busy.hint != nil)
+    }
+
+    /// Apps show `localizedDescription`: every public error type answers with its own sentence,
+    /// never "The operation could not be completed".
+    @Test func localizedDescriptionsAreTheErrorsOwnSentences() throws {
+        let scratch = try TemporaryDirectory()
+        let database = scratch.url.appendingPathComponent("refused.sqlite")
+        let queue = try DatabaseQueue(path: database.path)
+        try queue.write { try $0.execute(sql: "CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER)") }
+        let store = try LocalStore(writer: queue)
+        let localStoreError = try #require(throws: LocalStoreError.self) { try store.register(table: "counters") }
+        let errors: [any Error & CustomStringConvertible] = [
+            RemoteStoreError(.notFound, path: "a/b", message: "'a/b' does not exist"),
+            SyncError(.noWholeStore, "document notebook has no usable whole store"),
+            localStoreError,
+            CommandLineError(.usage, "name the tables to sync with --table"),
+        ]
+        for error in errors {
+            #expect(error.localizedDescription == error.description)
+            #expect(!error.localizedDescription.contains("could not be completed"))
+        }
+        #expect(localStoreError.localizedDescription.contains("counters") && localStoreError.localizedDescription.contains("INTEGER PRIMARY KEY"))
     }
 }

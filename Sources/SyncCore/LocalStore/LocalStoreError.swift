@@ -1,3 +1,5 @@
+import Foundation
+
 /// The error ``LocalStore`` throws (besides SQLite's own `DatabaseError`). Every error leaves the
 /// database as it was before the call.
 ///
@@ -91,4 +93,10 @@ extension LocalStoreError {
         default: nil
         }
     }
+}
+
+extension LocalStoreError: LocalizedError {
+    /// The same sentence as ``description``, so that `localizedDescription` (what apps and
+    /// Foundation show) says what went wrong instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

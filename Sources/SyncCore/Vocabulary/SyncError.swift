@@ -1,3 +1,4 @@
+import Foundation
 import RemoteProtocol
 
 /// The error the synchronisation operations throw.
@@ -102,4 +103,10 @@ extension SyncError {
             throw SyncError(.local, "\(context): \(error)", underlying: error)
         }
     }
+}
+
+extension SyncError: LocalizedError {
+    /// The same sentence as ``description``, so that `localizedDescription` (what apps and
+    /// Foundation show) says what went wrong instead of "The operation could not be completed".
+    public var errorDescription: String? { description }
 }
