@@ -171,6 +171,7 @@ struct GettingStartedTests {
             (error as? LocalStoreError)?.code == .unsupportedTable && (error as? LocalStoreError)?.table == "counter"
         }
         #expect(try await names("trigger").isEmpty, "note was not registered either")
+        #expect(try await names("table") == tablesBefore, "a table that cannot be synced leaves no RollingSync table behind")
 
         try await open()
         let noteTriggers = try await names("trigger")

@@ -23,9 +23,10 @@ extension DocumentSyncManager {
     /// those of two managers of one database are not.
     ///
     /// In this order, so that a failure changes as little as it can:
-    /// 1. The identifiers are checked, and the backend opens its store (a folder must exist; an
-    ///    SFTP or WebDAV store connects, so this needs the remote to be reachable). A failure here
-    ///    changes nothing.
+    /// 1. The identifiers and the tables are checked (the database is only read: a table that
+    ///    cannot be synced changes nothing), and the backend opens its store (a folder must exist;
+    ///    an SFTP or WebDAV store connects, so this needs the remote to be reachable). A failure
+    ///    here changes nothing.
     /// 2. RollingSync's own tables are created in the database if needed, and the database is bound
     ///    to the document as this client (a database syncs one document as one client).
     /// 3. The tables are registered, in one transaction (a table that cannot be synced leaves none
@@ -73,6 +74,9 @@ extension DocumentSyncManager {
         let application = try SyncIdentifier(applicationID)
         let document = try SyncIdentifier(documentID)
         let client = try SyncIdentifier(clientID)
+        try await database.read { db in
+            for table in tables { _ = try SyncedTable.inspect(table, in: db) }
+        }
         let store = try await registry.makeStore(for: RemoteStoreConfiguration(url: url, secrets: secrets))
         let manager = ApplicationSyncManager(
             store: store, applicationID: application, device: DeviceInfo(clientID: client, description: clientDescription ?? clientID),
