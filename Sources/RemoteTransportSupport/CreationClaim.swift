@@ -12,12 +12,16 @@ import RemoteProtocol
 /// place and removes the claim; only then can another creator hold it, and that one finds the
 /// target. Holding a claim lasts one look and one move: the upload itself happens before.
 ///
-/// A creator that finds the claim taken waits, looking again with growing pauses (10 ms up to 1 s),
-/// until the target appears (`alreadyExists`) or the claim is gone (it races again). A claim that
-/// stays while the target stays absent for ``abandonedAfter`` of waiting was left by a creator
-/// that stopped while holding it (a crash, a dropped connection whose cleanup failed); the waiter
-/// removes it and races again. The claim's name starts with
-/// ``RemotePath/reservedTemporaryPrefix``, so listings hide it and no user path can take it.
+/// A creator that finds the claim taken waits, looking again with growing, jittered pauses (10 ms
+/// up to 1 s), until the target appears (`alreadyExists`) or the claim is gone (it races again). A
+/// claim that stays while the target stays absent for ``abandonedAfter`` of waiting was left by a
+/// creator that stopped while holding it (a crash, a dropped connection whose cleanup failed); the
+/// waiter removes it and races again. The wait is several times the backends' transfer timeouts,
+/// so a live holder is not taken for a dead one; two waiters taking over the same abandoned claim
+/// at the same moment could still both win, a window the jitter keeps to a few requests after a
+/// crash. A waiter that cannot get the claim after three such periods gives up (`unavailable`). The
+/// claim's name starts with ``RemotePath/reservedTemporaryPrefix``, so listings hide it and no user
+/// path can take it.
 public struct CreationClaim: Sendable {
     /// The claim directory's name, in the target's directory: the reserved prefix, `claim-`, and a
     /// 64-bit FNV-1a hash of the target's name in hex. Two names with the same hash only share a
@@ -27,7 +31,7 @@ public struct CreationClaim: Sendable {
     public var abandonedAfter: Duration
 
     /// The claim for creating the file named `targetName` (its last path component).
-    public init(forTargetNamed targetName: String, abandonedAfter: Duration = .seconds(30)) {
+    public init(forTargetNamed targetName: String, abandonedAfter: Duration = .seconds(120)) {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in targetName.utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
@@ -59,6 +63,7 @@ public struct CreationClaim: Sendable {
         place: () async throws -> Void
     ) async throws {
         var waited = Duration.zero
+        var waitedInAll = Duration.zero
         var pause = Duration.milliseconds(10)
         while true {
             if try await targetExists() { throw Self.alreadyExists(path) }
@@ -75,13 +80,19 @@ public struct CreationClaim: Sendable {
                 try? await release()
                 return
             }
+            if waitedInAll >= abandonedAfter * 3 {
+                throw RemoteStoreError(.unavailable, path: path, message: "another creator kept the claim \(name) and the file never appeared")
+            }
             if waited >= abandonedAfter {
                 try await release()
                 waited = .zero
                 continue
             }
-            try await Task.sleep(for: pause)
-            waited += pause
+            // Jittered, so that waiters that met at one claim do not look again in step.
+            let sleep = pause * Double.random(in: 0.5...1.5)
+            try await Task.sleep(for: sleep)
+            waited += sleep
+            waitedInAll += sleep
             pause = min(pause * 2, .seconds(1))
         }
     }

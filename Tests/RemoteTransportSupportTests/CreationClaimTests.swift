@@ -72,6 +72,16 @@ struct CreationClaimTests {
         #expect(server.state.withLock { $0.claimed } == false)
     }
 
+    /// A server that answers "the claim exists" whatever is done (MKCOL refused with 405 on a
+    /// location that does not allow it) does not keep a creator waiting forever.
+    @Test func aClaimThatCannotBeTakenEndsTheWait() async throws {
+        await #expect {
+            try await CreationClaim(forTargetNamed: "x", abandonedAfter: .milliseconds(20)).create(
+                at: "x", targetExists: { false }, claim: { false }, release: {}, place: {}
+            )
+        } throws: { ($0 as? RemoteStoreError)?.code == .unavailable }
+    }
+
     @Test func aWaiterAnswersAlreadyExistsWhenTheHolderPlacesItsFile() async throws {
         let server = Server()
         server.state.withLock { $0.claimed = true }

@@ -126,4 +126,27 @@ struct LooseKeyTests {
         #expect(report.pushedChanges == 1)
         #expect(report.warnings == [.rowsWithoutKey(table: "page", count: 1)])
     }
+
+    @Test("a whole store keeps the rows without a key when deleting them would make the app's triggers write synced data")
+    func wholeStoreUploadIsNeverBlockedByRowsWithoutKey() async throws {
+        let schema = Self.schema + """
+            CREATE TABLE stats (id TEXT PRIMARY KEY NOT NULL, pages INTEGER NOT NULL);
+            CREATE TRIGGER page_count_insert AFTER INSERT ON page BEGIN UPDATE stats SET pages = pages + 1; END;
+            CREATE TRIGGER page_count_delete AFTER DELETE ON page BEGIN UPDATE stats SET pages = pages - 1; END;
+            """
+        let remote = try TestRemote(.memory)
+        let client = try TestClient("solo", remote: remote.store, schema: schema, tables: Self.tables + ["stats"])
+        try client.execute("INSERT INTO stats VALUES ('all', 0); INSERT INTO page VALUES (NULL, 'draft'), ('p', 'published')")
+        try await client.sync()
+        _ = try await client.manager.uploadWholeStore()  // throws `busy` if the store kept pending changes
+        let scratch = try TemporaryDirectory()
+        let newcomerFile = scratch.url.appendingPathComponent("newcomer.sqlite")
+        try await client.application.downloadWholeStore(of: TestClient.documentID, to: newcomerFile)
+        let newcomer = try DatabaseQueue(path: newcomerFile.path)
+        let (pages, count) = try await newcomer.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM page"), try Int.fetchOne(db, sql: "SELECT pages FROM stats"))
+        }
+        #expect(pages == 2 && count == 2, "the store is the uploader's data as it is, its row without a key included")
+        try newcomer.close()
+    }
 }

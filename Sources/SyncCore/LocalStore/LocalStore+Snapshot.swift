@@ -20,13 +20,32 @@ extension LocalStore {
             return try Self.syncedTables(in: db).filter(\.keyMayBeNull)
         }
         guard !tablesWithNullableKeys.isEmpty else { return }
-        let copy = try DatabaseQueue(path: url.path)
-        try copy.write { db in
-            for table in tablesWithNullableKeys {
-                try db.execute(sql: "DELETE FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) IS NULL")
+        try Self.removeRowsWithoutKey(of: tablesWithNullableKeys, fromCopyAt: url)
+    }
+
+    /// Deletes the rows whose key is NULL from a snapshot copy, with foreign keys off (nothing
+    /// cascades) and the app's triggers on (its indexes follow). The deletion is rolled back, and
+    /// the rows kept, when a trigger wrote a synced table because of it (the copy would differ from
+    /// this database where it counts) or failed (it may need a function only the app defines):
+    /// installing a whole store never takes such rows, and a client started from it keeps them as
+    /// its own local rows.
+    private static func removeRowsWithoutKey(of tables: [SyncedTable], fromCopyAt url: URL) throws {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let copy = try DatabaseQueue(path: url.path, configuration: configuration)
+        defer { try? copy.close() }
+        do {
+            try copy.inTransaction { db in
+                let logged = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_changes") ?? 0
+                for table in tables {
+                    try db.execute(sql: "DELETE FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) IS NULL")
+                }
+                let captured = (try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_changes") ?? 0) != logged
+                return captured ? .rollback : .commit
             }
+        } catch is DatabaseError {
+            // The rows stay in the copy (see above).
         }
-        try copy.close()
     }
 }
 
