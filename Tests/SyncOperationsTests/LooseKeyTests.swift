@@ -149,4 +149,19 @@ struct LooseKeyTests {
         #expect(pages == 2 && count == 2, "the store is the uploader's data as it is, its row without a key included")
         try newcomer.close()
     }
+
+    @Test("the app's triggers keep writing rows without a key while other clients' changes are applied")
+    func appTriggersWriteLocalRowsDuringApplies() async throws {
+        let schema = Self.schema + """
+            CREATE TRIGGER item_log AFTER INSERT ON item BEGIN INSERT INTO page VALUES (NULL, 'added ' || new.title); END;
+            """
+        let remote = try TestRemote(.memory)
+        let clients = try (0..<2).map { try TestClient("client-\($0)", remote: remote.store, schema: schema, tables: Self.tables) }
+        try clients[0].execute("INSERT INTO item VALUES ('i', 'lamp')")
+        try await clients[0].sync()
+        let applied = try await clients[1].sync()
+        #expect(applied.appliedChanges == 1)
+        #expect(!applied.warnings.contains { if case .apply(.appTriggerWritesSkipped, _) = $0 { true } else { false } }, "\(applied.warnings)")
+        #expect(try clients[1].value("SELECT body FROM page WHERE id IS NULL") == "added lamp".databaseValue, "the local log row was written")
+    }
 }

@@ -51,10 +51,19 @@ struct AppTriggerGuard {
                 let unpermitted = """
                     WHERE NOT EXISTS (SELECT 1 FROM temp.rollingsync_permit WHERE table_id = \(table.id) AND \(key) IS row_key)
                     """
+                // Rows whose key is NULL are local only (never published): the app's triggers keep
+                // them here as on any local write.
+                let keyName = table.keyColumn.sqlIdentifier
+                let localOnly = switch event {
+                case "INSERT": "new.\(keyName) IS NULL"
+                case "UPDATE": "old.\(keyName) IS NULL AND new.\(keyName) IS NULL"
+                default: "old.\(keyName) IS NULL"
+                }
+                let condition = table.keyMayBeNull ? "\(ChangeLog.captureIsSuppressed) AND NOT (\(localOnly))" : ChangeLog.captureIsSuppressed
                 try db.execute(sql: """
                     CREATE TEMP TRIGGER \("rollingsync_guard_\(table.id)_\(event.lowercased())".sqlIdentifier)
                     BEFORE \(event) ON main.\(table.name.sqlIdentifier)
-                    WHEN \(ChangeLog.captureIsSuppressed) BEGIN
+                    WHEN \(condition) BEGIN
                         INSERT INTO rollingsync_skipped (table_id, row_key) SELECT \(table.id), \(key) \(unpermitted)
                             AND NOT EXISTS (SELECT 1 FROM temp.rollingsync_skipped WHERE table_id = \(table.id) AND \(key) IS row_key);
                         SELECT RAISE(IGNORE) \(unpermitted);
