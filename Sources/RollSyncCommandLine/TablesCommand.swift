@@ -22,20 +22,20 @@ struct TablesCommand: AsyncParsableCommand {
 /// One synced table as the `tables` commands print it.
 struct SyncedTableLine: Codable, Equatable {
     var name: String
-    /// The primary-key column.
-    var keyColumn: String
+    /// The primary-key columns (several for a composite key), in the order of the key.
+    var keyColumns: [String]
     /// The other synced columns, in declaration order.
     var columns: [String]
 
     /// The tables `localStore` syncs, by name.
     static func all(of localStore: LocalStore) throws -> [SyncedTableLine] {
-        try localStore.syncedTables().map { SyncedTableLine(name: $0.name, keyColumn: $0.keyColumn, columns: $0.columns) }
+        try localStore.syncedTables().map { SyncedTableLine(name: $0.name, keyColumns: $0.keyColumns, columns: $0.columns) }
     }
 
     /// The table as people read it, its name padded to `width`.
     func text(nameWidth width: Int) -> String {
         let padding = String(repeating: " ", count: max(0, width - name.count))
-        return "  \(name)\(padding)  key \(keyColumn); columns " + (columns.isEmpty ? "(none besides the key)" : columns.joined(separator: ", "))
+        return "  \(name)\(padding)  key \(keyColumns.joined(separator: ", ")); columns " + (columns.isEmpty ? "(none besides the key)" : columns.joined(separator: ", "))
     }
 
     /// The lines listing `tables` of `database`.

@@ -6,8 +6,8 @@ import Testing
 import Glibc
 #endif
 
-/// Three databases of a small notes app (folders, notes filed in them, tags on notes; foreign keys
-/// with ON DELETE SET NULL and ON DELETE CASCADE) kept in sync by the real `rollsync` binary, each
+/// Three databases of a small notes app (folders, notes filed in them, tags on notes in a join
+/// table with a composite key; foreign keys with ON DELETE SET NULL and ON DELETE CASCADE) kept in sync by the real `rollsync` binary, each
 /// command its own process, and written by `sqlite3` processes as an application would, under a
 /// seeded random schedule: edits that collide across clients (a folder deleted on one client while
 /// another files notes in it), syncs, syncs killed with SIGKILL at a random moment, two clients
@@ -113,7 +113,10 @@ final class ProcessSyncSimulation {
         CREATE TABLE folders (id TEXT PRIMARY KEY NOT NULL, name TEXT);
         CREATE TABLE notes (
             id TEXT PRIMARY KEY NOT NULL, folder_id TEXT REFERENCES folders(id) ON DELETE SET NULL, title TEXT, updated_at TEXT);
-        CREATE TABLE note_tags (id TEXT PRIMARY KEY NOT NULL, note_id TEXT NOT NULL REFERENCES notes(id) ON DELETE CASCADE, tag TEXT);
+        CREATE TABLE note_tags (
+            note_id TEXT NOT NULL REFERENCES notes(id) ON DELETE CASCADE, tag TEXT NOT NULL, label TEXT,
+            id TEXT GENERATED ALWAYS AS (quote(note_id) || ',' || quote(tag)) VIRTUAL,
+            PRIMARY KEY (note_id, tag));
         \(AppSchemaShapes.touchTrigger("notes_touch", on: "notes", stamp: "strftime('%Y-%m-%dT%H:%M:%f', 'now') || hex(randomblob(2))"))
         \(AppSchemaShapes.fts5Index("notes_fts", on: "notes", columns: ["title"]))
         """
@@ -290,7 +293,7 @@ final class ProcessSyncSimulation {
             try await deleteNote(client, note)
         default:
             guard let tag = random.pick(tags) else { return try await insertTag(client) }
-            if try await write(client, "delete tag \(tag)", "DELETE FROM note_tags WHERE id = '\(tag)';") != nil {
+            if try await write(client, "delete tag \(tag)", "DELETE FROM note_tags WHERE id = \(Self.sqlLiteral(tag));") != nil {
                 deleted["note_tags", default: []].insert(tag)
             }
         }
@@ -323,9 +326,10 @@ final class ProcessSyncSimulation {
     private func insertTag(_ client: Client) async throws {
         guard let note = random.pick(try await localKeys(client)["notes"] ?? []) else { return try await insertNote(client) }
         let tag = newKey("t")
-        let sql = "INSERT INTO note_tags VALUES ('\(tag)', '\(note)', 'tag \(step)'); SELECT changes();"
+        let sql = "INSERT INTO note_tags (note_id, tag, label) VALUES ('\(note)', '\(tag)', 'tag \(step)'); SELECT changes();"
         if try await write(client, "insert tag \(tag) on \(note)", sql)?.standardOutput == "1\n" {
-            inserted["note_tags", default: []].insert(tag)
+            // The join table's generated `id` spells its composite key as the engine's row key does.
+            inserted["note_tags", default: []].insert("'\(note)','\(tag)'")
         }
     }
 
@@ -372,6 +376,11 @@ final class ProcessSyncSimulation {
 
     private func literal(_ key: String?) -> String {
         key.map { "'\($0)'" } ?? "NULL"
+    }
+
+    /// `text` as an SQL string literal, quotes doubled.
+    private static func sqlLiteral(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     // MARK: rollsync commands

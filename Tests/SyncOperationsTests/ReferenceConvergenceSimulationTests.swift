@@ -6,7 +6,8 @@ import TestSupport
 import Testing
 
 /// Seeded random histories on a schema whose tables reference each other — folders in folders,
-/// notes in folders, attachments and comments of notes, tags with a unique label, a join table —
+/// notes in folders, attachments and comments of notes, tags with a unique label, a join table
+/// with a composite key (whose keys change too) that comments reference by a composite foreign key —
 /// with every kind of `ON DELETE` action: clients insert rows that refer to rows another client
 /// has deleted meanwhile, re-parent notes, delete parents (SQLite cascades locally), collide on
 /// the unique label, sync in random order (some syncs failing at a random remote call), upload
@@ -32,7 +33,12 @@ import Testing
 /// ``SchemaMigrationSimulationTests`` runs the same histories with clients migrating their schema.
 @Suite("Reference convergence simulation")
 struct ReferenceConvergenceSimulationTests {
-    static let schema = """
+    /// The schema; its join table `note_tag` has a composite key (a rowid table, or with
+    /// `joinTableWithoutRowid` a `WITHOUT ROWID` one) and a generated column `id` that spells the
+    /// key as the engine's row key does (Docs/RemoteFormat.md), so the histories name its rows
+    /// like any other.
+    static func schema(joinTableWithoutRowid: Bool) -> String {
+        """
         CREATE TABLE folder (
             id TEXT PRIMARY KEY NOT NULL,
             name TEXT,
@@ -46,13 +52,17 @@ struct ReferenceConvergenceSimulationTests {
             id TEXT PRIMARY KEY NOT NULL,
             note_id TEXT NOT NULL REFERENCES note(id) ON DELETE CASCADE,
             name TEXT);
-        CREATE TABLE comment (id TEXT PRIMARY KEY NOT NULL, note_id TEXT REFERENCES note(id), text TEXT);
+        CREATE TABLE comment (
+            id TEXT PRIMARY KEY NOT NULL, note_id TEXT REFERENCES note(id), text TEXT, tag_id TEXT,
+            FOREIGN KEY (tag_id, note_id) REFERENCES note_tag (tag_id, note_id) ON DELETE SET NULL);
         CREATE TABLE tag (id TEXT PRIMARY KEY NOT NULL, label TEXT UNIQUE);
         CREATE TABLE note_tag (
-            id TEXT PRIMARY KEY NOT NULL,
             note_id TEXT NOT NULL REFERENCES note(id) ON DELETE CASCADE,
-            tag_id TEXT NOT NULL REFERENCES tag(id) ON DELETE RESTRICT);
+            tag_id TEXT NOT NULL REFERENCES tag(id) ON DELETE RESTRICT,
+            id TEXT GENERATED ALWAYS AS (quote(note_id) || ',' || quote(tag_id)) VIRTUAL,
+            PRIMARY KEY (note_id, tag_id))\(joinTableWithoutRowid ? " WITHOUT ROWID" : "");
         """
+    }
     static let tables = ["folder", "note", "attachment", "comment", "tag", "note_tag"]
 
     static var longRun: Bool { ProcessInfo.processInfo.environment["ROLLSYNC_SIMULATION_SEEDS"] != nil }
@@ -155,6 +165,7 @@ final class ReferenceSimulation {
     var vacuums = 0
     var vacuumedSets = 0
     var retirements = 0
+    var relinks = 0
 
     init(seed: UInt64, steps: Int, foreignKeysOffOnFirstClient: Bool, schemaMigrations: Bool = false) throws {
         self.seed = seed
@@ -168,7 +179,7 @@ final class ReferenceSimulation {
         foreignKeys = (0..<clientCount).map { !(foreignKeysOffOnFirstClient && $0 == 0) }
         clients = try (0..<clientCount).map { index in
             try TestClient(
-                "client-\(index)", remote: remote.store, schema: ReferenceConvergenceSimulationTests.schema,
+                "client-\(index)", remote: remote.store, schema: ReferenceConvergenceSimulationTests.schema(joinTableWithoutRowid: seed % 2 == 0),
                 tables: Self.tables, foreignKeys: foreignKeysOffOnFirstClient ? index != 0 : true
             )
         }
@@ -235,8 +246,8 @@ final class ReferenceSimulation {
         case 18..<24: try insertAttachment(on: index)
         case 24..<29: try insertComment(on: index)
         case 29..<34: try insertTag(on: index)
-        case 34..<40: try insertNoteTag(on: index)
-        case 40..<46: try reparentNote(on: index)
+        case 34..<42: try insertNoteTag(on: index)
+        case 42..<46: try reparentNote(on: index)
         case 46..<48: try moveFolder(on: index)
         case 48..<58: try updateHotRow(on: index)
         case 58..<62: try deleteFolder(on: index)
@@ -291,7 +302,15 @@ final class ReferenceSimulation {
 
     func insertComment(on index: Int) throws {
         let note = chance(5) ? nil : try pick("note", on: index)
-        try write(on: index, [("INSERT INTO comment VALUES (?, ?, ?)", [newKey("c", index), note, text()])], parents: [("note", note)])
+        // Half of the comments on a note are about one of its tags (a composite foreign key).
+        let link = try note.flatMap { note in
+            String.fromDatabaseValue(try clients[index].value("SELECT tag_id FROM note_tag WHERE note_id = ? ORDER BY tag_id LIMIT 1", [note]))
+        }
+        let tag = chance(2) ? link : nil
+        try write(
+            on: index, [("INSERT INTO comment (id, note_id, text, tag_id) VALUES (?, ?, ?, ?)", [newKey("c", index), note, text(), tag])],
+            parents: [("note", note)] + (tag.map { [("note_tag", "'\(note ?? "")','\($0)'")] } ?? [])
+        )
     }
 
     /// A tag with a label of the small set (or NULL, which never collides); a label this client
@@ -300,10 +319,20 @@ final class ReferenceSimulation {
         try write(on: index, [("INSERT INTO tag VALUES (?, ?)", [newKey("t", index), tagLabel()])])
     }
 
+    /// A new link of a note and a tag, or (one time in three) an existing link moved to another
+    /// tag: a change of the composite key, which is the old link's deletion and the new one's
+    /// creation. Only pairs never linked before, so that no key an application deleted comes back.
     func insertNoteTag(on index: Int) throws {
         guard let note = try pick("note", on: index), let tag = try pick("tag", on: index) else { return }
+        guard inserted[RowKey(table: "note_tag", id: "'\(note)','\(tag)'")] == nil else { return }
+        let link = String.fromDatabaseValue(try clients[index].value("SELECT id FROM note_tag WHERE note_id = ? ORDER BY id LIMIT 1", [note]))
+        if chance(2), let link {
+            relinks += 1
+            try write(on: index, [("UPDATE note_tag SET tag_id = ? WHERE id = ?", [tag, link])], parents: [("tag", tag)])
+            return
+        }
         try write(
-            on: index, [("INSERT INTO note_tag VALUES (?, ?, ?)", [newKey("nt", index), note, tag])],
+            on: index, [("INSERT INTO note_tag (note_id, tag_id) VALUES (?, ?)", [note, tag])],
             parents: [("note", note), ("tag", tag)]
         )
     }
@@ -698,7 +727,7 @@ final class ReferenceSimulation {
             \(syncs) syncs, \(faultedOperations) operations with an injected fault (\(failedFaultedOperations) failed), \
             \(conflicts) conflicts, \(uploads) whole-store uploads, \(installs) whole-store installs \
             (\(rebasesWithLocalChanges) re-bases with unpushed changes), \(vacuums) vacuums (\(vacuumedSets) sets removed, \
-            \(retirements) clients retired); at the end \(rows) rows, \(removedByRules.count) rows removed by rules\
+            \(retirements) clients retired), \(relinks) join-table key changes; at the end \(rows) rows, \(removedByRules.count) rows removed by rules\
             \(try schemaMigrationSummary())
             """
         )
@@ -741,13 +770,13 @@ final class ReferenceSimulation {
     static func danglingReferences(_ db: Database) throws -> [DanglingReference] {
         try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").map { violation in
             let table: String = violation["table"]
-            let rowID: Int64 = violation["rowid"]
+            let rowID: Int64? = violation["rowid"]
             let column = try String.fetchOne(
                 db, sql: "SELECT \"from\" FROM pragma_foreign_key_list(?) WHERE id = ?", arguments: [table, violation["fkid"]]
             )
-            let row = try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [rowID])
+            let row = try rowID.flatMap { try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [$0]) }
             let key = column.flatMap { column in row.flatMap { $0[column] as String? } } ?? "?"
-            return DanglingReference(row: "\(table) \(row.map(\.description) ?? "rowid \(rowID)")", parent: RowKey(table: violation["parent"], id: key))
+            return DanglingReference(row: "\(table) \(row.map(\.description) ?? "rowid \(rowID.map(String.init) ?? "none")")", parent: RowKey(table: violation["parent"], id: key))
         }.sorted()
     }
 

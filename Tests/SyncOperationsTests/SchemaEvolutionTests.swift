@@ -175,7 +175,7 @@ struct SchemaEvolutionTests {
             }
         }
         #expect(try Data(contentsOf: file) == before, "a key type change is refused too")
-        #expect(try anna.localStore.syncedTables().first?.keyColumn == "id")
+        #expect(try anna.localStore.syncedTables().first?.keyColumns == ["id"])
     }
 
     @Test("a table rebuilt through changeSchema keeps syncing; only real changes are reported")

@@ -47,17 +47,16 @@ struct AppTriggerGuard {
                 // The key column on the left of IS, so its collation decides, as in the engine's
                 // own `WHERE key = ?`. No statement here can meet a conflict: an app trigger's
                 // `OR ABORT`/`OR ROLLBACK` replaces the conflict clause of the statements it fires.
-                let key = "\(row).\(table.keyColumn.sqlIdentifier)"
+                let key = table.key.value(of: row)
                 let unpermitted = """
                     WHERE NOT EXISTS (SELECT 1 FROM temp.rollingsync_permit WHERE table_id = \(table.id) AND \(key) IS row_key)
                     """
                 // Rows whose key is NULL are local only (never published): the app's triggers keep
                 // them here as on any local write.
-                let keyName = table.keyColumn.sqlIdentifier
                 let localOnly = switch event {
-                case "INSERT": "new.\(keyName) IS NULL"
-                case "UPDATE": "old.\(keyName) IS NULL AND new.\(keyName) IS NULL"
-                default: "old.\(keyName) IS NULL"
+                case "INSERT": "NOT (\(table.key.isPresent(in: "new")))"
+                case "UPDATE": "NOT (\(table.key.isPresent(in: "old"))) AND NOT (\(table.key.isPresent(in: "new")))"
+                default: "NOT (\(table.key.isPresent(in: "old")))"
                 }
                 let condition = table.keyMayBeNull ? "\(ChangeLog.captureIsSuppressed) AND NOT (\(localOnly))" : ChangeLog.captureIsSuppressed
                 try db.execute(sql: """

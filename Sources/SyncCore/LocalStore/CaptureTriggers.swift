@@ -13,11 +13,12 @@ import GRDB
 /// - `AFTER INSERT`: one row, operation insert.
 /// - `AFTER UPDATE OF <column>` for every non-key column, only when the value really changed
 ///   (`IS NOT`, or a different storage class): one row naming the column.
-/// - `AFTER UPDATE OF <key>` when the key itself changes: a delete of the old key and an insert of
-///   the new one.
+/// - `AFTER UPDATE OF <key columns>` when the key itself changes: a delete of the old key and an
+///   insert of the new one.
 /// - `AFTER DELETE`: one row, operation delete.
 ///
-/// In a table whose key may be NULL (``SyncedTable/keyMayBeNull``), rows with a NULL key are not
+/// Each entry names its row by its row key (``TableKey``). In a table whose key may be NULL
+/// (``SyncedTable/keyMayBeNull``), rows with a NULL key (or a NULL in a composite key) are not
 /// captured: a NULL old or new key records nothing for that side (a key set from NULL to a value
 /// is the row's creation, from a value to NULL its deletion).
 ///
@@ -26,13 +27,17 @@ import GRDB
 struct CaptureTriggers {
     let table: SyncedTable
 
-    private func record(operation: Int, key: String, column: String?) -> String {
-        ChangeLog.triggerEntry(operation: operation, tableID: table.id, key: key, column: column, skippingNull: table.keyMayBeNull)
+    /// The entry of `operation` for `row` (`new` or `old`), naming `column` for an update.
+    private func record(operation: Int, row: String, column: String?) -> String {
+        ChangeLog.triggerEntry(
+            operation: operation, tableID: table.id, key: table.key.value(of: row), column: column,
+            onlyWhen: table.keyMayBeNull ? table.key.isPresent(in: row) : nil
+        )
     }
 
-    /// `condition AND` the key `key` is not NULL, where keys may be NULL.
-    private func capturing(_ key: String, _ condition: String) -> String {
-        table.keyMayBeNull ? "\(key) IS NOT NULL AND \(condition)" : condition
+    /// `condition AND` the key of `row` is present, where keys may be NULL.
+    private func capturing(_ row: String, _ condition: String) -> String {
+        table.keyMayBeNull ? "\(table.key.isPresent(in: row)) AND \(condition)" : condition
     }
 
     /// The `WHEN` condition that suppresses capture while remote changes are being applied.
@@ -41,26 +46,26 @@ struct CaptureTriggers {
     /// The `CREATE TRIGGER` statements.
     var statements: [String] {
         let tableName = table.name.sqlIdentifier
-        let key = table.keyColumn.sqlIdentifier
+        let key = table.key
         let prefix = "rollingsync_\(table.id)_"
         var statements = [
             """
             CREATE TRIGGER \("\(prefix)insert".sqlIdentifier) AFTER INSERT ON \(tableName)
-            WHEN \(capturing("new.\(key)", Self.notApplying)) BEGIN
-            \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
+            WHEN \(capturing("new", Self.notApplying)) BEGIN
+            \(record(operation: LocalStoreSchema.insertOperation, row: "new", column: nil))
             END
             """,
             """
             CREATE TRIGGER \("\(prefix)delete".sqlIdentifier) AFTER DELETE ON \(tableName)
-            WHEN \(capturing("old.\(key)", Self.notApplying)) BEGIN
-            \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
+            WHEN \(capturing("old", Self.notApplying)) BEGIN
+            \(record(operation: LocalStoreSchema.deleteOperation, row: "old", column: nil))
             END
             """,
             """
-            CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(key) ON \(tableName)
-            WHEN old.\(key) IS NOT new.\(key) AND \(Self.notApplying) BEGIN
-            \(record(operation: LocalStoreSchema.deleteOperation, key: "old.\(key)", column: nil))
-            \(record(operation: LocalStoreSchema.insertOperation, key: "new.\(key)", column: nil))
+            CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(key.columnList) ON \(tableName)
+            WHEN (\(key.differs("old", "new"))) AND \(Self.notApplying) BEGIN
+            \(record(operation: LocalStoreSchema.deleteOperation, row: "old", column: nil))
+            \(record(operation: LocalStoreSchema.insertOperation, row: "new", column: nil))
             END
             """,
         ]
@@ -68,10 +73,10 @@ struct CaptureTriggers {
             let name = column.sqlIdentifier
             statements.append("""
                 CREATE TRIGGER \("\(prefix)update_\(index)".sqlIdentifier) AFTER UPDATE OF \(name) ON \(tableName)
-                WHEN old.\(key) IS new.\(key)
+                WHEN NOT (\(key.differs("old", "new")))
                     AND (old.\(name) IS NOT new.\(name) OR typeof(old.\(name)) <> typeof(new.\(name)))
-                    AND \(capturing("new.\(key)", Self.notApplying)) BEGIN
-                \(record(operation: LocalStoreSchema.updateOperation, key: "new.\(key)", column: column))
+                    AND \(capturing("new", Self.notApplying)) BEGIN
+                \(record(operation: LocalStoreSchema.updateOperation, row: "new", column: column))
                 END
                 """)
         }

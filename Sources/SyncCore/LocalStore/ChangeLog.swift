@@ -94,14 +94,14 @@ enum ChangeLog {
     // MARK: Entries
 
     /// The statement a capture trigger runs: one entry of `operation` for the row whose key is the
-    /// SQL expression `key` (`new.id`), naming `column` for an update; with `skippingNull`, none
-    /// when the key is NULL.
-    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?, skippingNull: Bool) -> String {
+    /// SQL expression `key` (`new.id`), naming `column` for an update; with `onlyWhen` (the key is
+    /// present, where it may be NULL), none when that condition is false.
+    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?, onlyWhen condition: String?) -> String {
         let columnLiteral = column.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"
         let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral)"
         return """
             INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                \(skippingNull ? "SELECT \(values) WHERE \(key) IS NOT NULL" : "VALUES (\(values))");
+                \(condition.map { "SELECT \(values) WHERE \($0)" } ?? "VALUES (\(values))");
             """
     }
 
@@ -111,8 +111,8 @@ enum ChangeLog {
         try db.execute(
             sql: """
                 INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, NULL
-                FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) IS NOT NULL
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.key.value()), ?, NULL
+                FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.isPresent())
                 """,
             arguments: [table.id, LocalStoreSchema.insertOperation]
         )
@@ -126,9 +126,9 @@ enum ChangeLog {
         try db.execute(
             sql: """
                 INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.keyColumn.sqlIdentifier), ?, ?
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.key.value()), ?, ?
                 FROM main.\(table.name.sqlIdentifier)
-                WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL")) AND \(table.keyColumn.sqlIdentifier) IS NOT NULL
+                WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL")) AND \(table.key.isPresent())
                 """,
             arguments: [table.id, LocalStoreSchema.updateOperation, column]
         )

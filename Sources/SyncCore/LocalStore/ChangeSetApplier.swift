@@ -88,7 +88,7 @@ struct ChangeSetApplier {
         }
         guard !large.isEmpty else { return [:] }
         if rowidNames[table.name] == nil {
-            rowidNames[table.name] = .some(try IncrementalBlob.rowidName(of: table.name, columns: table.columns + [table.keyColumn], in: db))
+            rowidNames[table.name] = .some(try IncrementalBlob.rowidName(of: table.name, columns: table.columns + table.keyColumns, in: db))
         }
         return rowidNames[table.name].flatMap { $0 } == nil ? [:] : large
     }
@@ -97,7 +97,8 @@ struct ChangeSetApplier {
     private mutating func fillIncrementally(_ large: [String: Data], key: DatabaseValue, table: SyncedTable) throws {
         guard !large.isEmpty, let rowidName = rowidNames[table.name].flatMap({ $0 }) else { return }
         let rowid = try Int64.fetchOne(
-            db, sql: "SELECT \(rowidName) FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?", arguments: [key]
+            db, sql: "SELECT \(rowidName) FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())",
+            arguments: StatementArguments(try table.key.components(of: key))
         )
         guard let rowid else { return }
         for (column, data) in large {
@@ -278,16 +279,16 @@ struct ChangeSetApplier {
 
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
-        let names = [table.keyColumn] + change.columns.map { $0.name }
+        let names = table.keyColumns + change.columns.map { $0.name }
         let incremental = try incrementalValues(change.columns.map { ($0.name, $0.value) }, table: table)
-        let values: [DatabaseValue] = [change.key] + change.columns.map { Self.bound($0.name, $0.value, incremental) }
+        let values: [DatabaseValue] = try table.key.components(of: change.key) + change.columns.map { Self.bound($0.name, $0.value, incremental) }
         let written = try execute(
             StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name }, incremental: Set(incremental.keys)),
             {
                 """
                 INSERT INTO \(table.name.sqlIdentifier) (\(names.map { $0.sqlIdentifier }.joined(separator: ", ")))
                 VALUES (\(names.map { Self.placeholder($0, incremental) }.joined(separator: ", ")))
-                ON CONFLICT (\(table.keyColumn.sqlIdentifier)) DO NOTHING
+                ON CONFLICT (\(table.key.columnList)) DO NOTHING
                 """
             },
             values, writing: change.key, of: table, exists: false,
@@ -349,14 +350,14 @@ struct ChangeSetApplier {
         }
         if !assignments.isEmpty {
             let incremental = try incrementalValues(assignments, table: table)
-            let values: [DatabaseValue] = assignments.map { Self.bound($0.column, $0.value, incremental) } + [change.key]
+            let values: [DatabaseValue] = try assignments.map { Self.bound($0.column, $0.value, incremental) } + table.key.components(of: change.key)
             let written = try execute(
                 StatementKey(purpose: .update, table: table.name, columns: assignments.map { $0.column }, incremental: Set(incremental.keys)),
                 {
                     """
                     UPDATE \(table.name.sqlIdentifier)
                     SET \(assignments.map { "\($0.column.sqlIdentifier) = \(Self.placeholder($0.column, incremental))" }.joined(separator: ", "))
-                    WHERE \(table.keyColumn.sqlIdentifier) = ?
+                    WHERE \(table.key.matches())
                     """
                 },
                 values, writing: change.key, of: table, exists: true,
@@ -410,7 +411,7 @@ struct ChangeSetApplier {
                 if exists, let current = try currentRow(table: table, key: key) {
                     for (column, value) in current where row[column] == nil { row[column] = value }
                 }
-                row[table.keyColumn] = key
+                for (column, value) in zip(table.keyColumns, try table.key.components(of: key)) { row[column] = value }
                 return row
             },
             removeLoser: { loser in
@@ -450,7 +451,7 @@ struct ChangeSetApplier {
     /// Removes a present row as a local deletion (captured, so it is pushed), saving its values.
     private mutating func removeCapturing(table: SyncedTable, key: DatabaseValue, reason: String) throws {
         _ = try ChangeLog.withCaptureEnabled(db) {
-            try RemovedRow.remove(table: table.name, identity: table.keyColumn.sqlIdentifier, id: key, key: key, reason: reason, in: db)
+            try RemovedRow.remove(table, key: key, reason: reason, in: db)
         }
         if references.isReferenced(table.name) {
             deletedRows[table.name, default: []].append(key)
@@ -464,8 +465,8 @@ struct ChangeSetApplier {
         }
         try triggerGuard.permit(table, key: change.key)
         try statement(StatementKey(purpose: .delete, table: table.name)) {
-            "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
-        }.execute(arguments: [change.key])
+            "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
+        }.execute(arguments: StatementArguments(try table.key.components(of: change.key)))
         report.deletedRows += db.changesCount
         try statement(StatementKey(purpose: .addTombstone)) {
             """
@@ -480,9 +481,9 @@ struct ChangeSetApplier {
 
     private mutating func currentRow(table: SyncedTable, key: DatabaseValue) throws -> Row? {
         let statement = try statement(StatementKey(purpose: .select, table: table.name)) {
-            "SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
+            "SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
         }
-        return try Row.fetchOne(statement, arguments: [key])
+        return try Row.fetchOne(statement, arguments: StatementArguments(try table.key.components(of: key)))
     }
 
     private mutating func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, databaseID: String)] {

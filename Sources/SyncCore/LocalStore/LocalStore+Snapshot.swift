@@ -38,7 +38,7 @@ extension LocalStore {
             try copy.inTransaction { db in
                 let logged = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_changes") ?? 0
                 for table in tables {
-                    try db.execute(sql: "DELETE FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) IS NULL")
+                    try db.execute(sql: "DELETE FROM main.\(table.name.sqlIdentifier) WHERE NOT (\(table.key.isPresent()))")
                 }
                 let captured = (try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_changes") ?? 0) != logged
                 return captured ? .rollback : .commit

@@ -110,7 +110,7 @@ extension LocalStore {
             let storeColumns = try String.fetchAll(
                 db, sql: "SELECT name FROM pragma_table_xinfo(?, 'rollingsync_snapshot') WHERE hidden = 0", arguments: [table.name]
             )
-            if let newer = storeColumns.first(where: { $0 != table.keyColumn && !table.columns.contains($0) && !dropped.contains($0) }) {
+            if let newer = storeColumns.first(where: { !table.keyColumns.contains($0) && !table.columns.contains($0) && !dropped.contains($0) }) {
                 throw LocalStoreError(.upgradeRequired, table: table.name, column: newer)
             }
         }
@@ -128,49 +128,49 @@ extension LocalStore {
             try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'rollingsync_snapshot')", arguments: [table.name])
         )
         guard !snapshotColumns.isEmpty else { return }
-        guard snapshotColumns.contains(table.keyColumn) else {
-            throw WholeStoreFileError(reason: "its table \(table.name) has no key column \(table.keyColumn)")
+        if let missing = table.keyColumns.first(where: { !snapshotColumns.contains($0) }) {
+            throw WholeStoreFileError(reason: "its table \(table.name) has no key column \(missing)")
         }
         let name = table.name.sqlIdentifier
-        let key = table.keyColumn.sqlIdentifier
-        let common = [table.keyColumn] + table.columns.filter { snapshotColumns.contains($0) }
+        let key = table.key
+        let common = table.keyColumns + table.columns.filter { snapshotColumns.contains($0) }
         let extra = table.columns.filter { !snapshotColumns.contains($0) }
         if !extra.isEmpty {
             let list = extra.map(\.sqlIdentifier).joined(separator: ", ")
             try db.execute(sql: """
                 DROP TABLE IF EXISTS temp.rollingsync_extra_columns;
-                CREATE TEMP TABLE rollingsync_extra_columns AS SELECT \(key), \(list) FROM main.\(name);
+                CREATE TEMP TABLE rollingsync_extra_columns AS SELECT \(key.columnList), \(list) FROM main.\(name);
                 """)
         }
         let list = common.map(\.sqlIdentifier).joined(separator: ", ")
-        // Runs `write` for all rows, or (guarded) once per key that `keys` selects, with `AND key = ?`.
+        // Runs `write` for all rows, or (guarded) once per row key that `keys` selects, with `AND` the row's key.
         func writeRows(_ write: String, keys: String) throws {
             guard let triggerGuard else {
                 try db.execute(sql: write)
                 return
             }
-            let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + "\(key) = ?")
+            let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + key.matches())
             for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
                 try triggerGuard.permit(table, key: rowKey)
-                try statement.execute(arguments: [rowKey])
+                try statement.execute(arguments: StatementArguments(try key.components(of: rowKey)))
             }
         }
         // Rows whose key is NULL are local only: kept here, never taken from the store.
-        let syncable = table.keyMayBeNull ? " WHERE \(key) IS NOT NULL" : ""
-        try writeRows("DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(key) FROM main.\(name)\(syncable)")
+        let syncable = table.keyMayBeNull ? " WHERE \(key.isPresent())" : ""
+        try writeRows("DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(key.value()) FROM main.\(name)\(syncable)")
         try writeRows(
-            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name) WHERE \(key) IS NOT NULL",
-            keys: "SELECT \(key) FROM rollingsync_snapshot.\(name) WHERE \(key) IS NOT NULL"
+            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name) WHERE \(key.isPresent())",
+            keys: "SELECT \(key.value()) FROM rollingsync_snapshot.\(name) WHERE \(key.isPresent())"
         )
         if !extra.isEmpty {
             let targets = extra.map(\.sqlIdentifier).joined(separator: ", ")
             try writeRows(
                 """
                 UPDATE main.\(name) SET (\(targets)) = (
-                    SELECT \(targets) FROM temp.rollingsync_extra_columns AS x WHERE x.\(key) = main.\(name).\(key))
-                WHERE \(key) IN (SELECT \(key) FROM temp.rollingsync_extra_columns)
+                    SELECT \(targets) FROM temp.rollingsync_extra_columns AS x WHERE \(key.equals("x", "main.\(name)")))
+                WHERE (\(key.columnList)) IN (SELECT \(key.columnList) FROM temp.rollingsync_extra_columns)
                 """,
-                keys: "SELECT \(key) FROM temp.rollingsync_extra_columns"
+                keys: "SELECT \(key.value()) FROM temp.rollingsync_extra_columns"
             )
             try db.execute(sql: "DROP TABLE temp.rollingsync_extra_columns")
         }

@@ -72,7 +72,7 @@ public final class LocalStore: Sendable {
 
     /// Registers or checks a table in the current transaction; `isNew` when it was not registered.
     static func register(table name: String, in db: Database) throws -> (table: SyncedTable, isNew: Bool) {
-        let (keyColumn, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
+        let (keyColumns, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
         let canonicalName = try String.fetchOne(
             db,
             sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
@@ -82,16 +82,16 @@ public final class LocalStore: Sendable {
             db, sql: "SELECT id, name, key_column, key_type, columns FROM rollingsync_tables WHERE name = ?", arguments: [canonicalName]
         ) {
             _ = try SchemaRefresh.refresh(row, in: db)
-            return (SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: row["id"], keyMayBeNull: keyMayBeNull), false)
+            return (SyncedTable(name: canonicalName, keyColumns: keyColumns, columns: columns, id: row["id"], keyMayBeNull: keyMayBeNull), false)
         }
         try db.execute(
             sql: """
                 DELETE FROM rollingsync_unsynced_tables WHERE name = ?;
                 INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?);
                 """,
-            arguments: [canonicalName, canonicalName, keyColumn]
+            arguments: [canonicalName, canonicalName, SchemaRefresh.recorded(keyColumns)]
         )
-        let table = SyncedTable(name: canonicalName, keyColumn: keyColumn, columns: columns, id: db.lastInsertedRowID, keyMayBeNull: keyMayBeNull)
+        let table = SyncedTable(name: canonicalName, keyColumns: keyColumns, columns: columns, id: db.lastInsertedRowID, keyMayBeNull: keyMayBeNull)
         try CaptureTriggers(table: table).install(in: db)
         try SchemaRefresh.record(table, in: db)
         return (table, true)
@@ -128,14 +128,14 @@ public final class LocalStore: Sendable {
         try writer.read { db in try String.fetchAll(db, sql: "SELECT name FROM rollingsync_tables ORDER BY name") }
     }
 
-    /// The synced tables holding rows whose key is NULL, with how many: such rows are never
-    /// published (see ``SyncedTable/keyMayBeNull``). Only tables whose key may be NULL are looked
-    /// at, each through its key's index.
+    /// The synced tables holding rows whose key is NULL (or has a NULL column), with how many:
+    /// such rows are never published (see ``SyncedTable/keyMayBeNull``). Only tables whose key may
+    /// be NULL are looked at.
     package func rowsWithoutKey() throws -> [(table: String, count: Int)] {
         try writer.read { db in
             try Self.syncedTables(in: db).filter(\.keyMayBeNull).compactMap { table in
                 let count = try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) IS NULL"
+                    db, sql: "SELECT count(*) FROM main.\(table.name.sqlIdentifier) WHERE NOT (\(table.key.isPresent()))"
                 ) ?? 0
                 return count > 0 ? (table.name, count) : nil
             }
@@ -145,8 +145,8 @@ public final class LocalStore: Sendable {
     static func syncedTables(in db: Database) throws -> [SyncedTable] {
         try Row.fetchAll(db, sql: "SELECT id, name FROM rollingsync_tables ORDER BY name").map { row in
             let name: String = row["name"]
-            let (keyColumn, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
-            return SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: row["id"], keyMayBeNull: keyMayBeNull)
+            let (keyColumns, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
+            return SyncedTable(name: name, keyColumns: keyColumns, columns: columns, id: row["id"], keyMayBeNull: keyMayBeNull)
         }
     }
 

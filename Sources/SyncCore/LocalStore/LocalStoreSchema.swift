@@ -28,7 +28,9 @@ import GRDB
 ///   deleted row, a collision on a unique constraint; see Docs/Conflicts.md), so nothing a rule
 ///   removes is lost for good (see ``RemovedRow``).
 /// - `rollingsync_tables.columns`: the columns the table's capture triggers were generated for (a
-///   JSON array), and `key_type` the key column's declared type, so a schema change is noticed (see ``SchemaRefresh``); `rollingsync_state.schema_version`
+///   JSON array), `key_column` the key's column and `key_type` its declared type (for a composite
+///   key, JSON arrays of the columns and of their types), so a schema change is noticed (see
+///   ``SchemaRefresh``); `rollingsync_state.schema_version`
 ///   the `PRAGMA schema_version` when they were last checked, which makes the check of a sync cheap.
 /// - `rollingsync_dropped_columns`: columns dropped from a synced table; incoming values for them
 ///   are ignored with a warning rather than held back as needing an upgrade;

@@ -24,7 +24,7 @@ struct PendingChangeFolder {
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
         var rowidNames: [Int64: String] = [:]
         for table in tables {
-            rowidNames[table.id] = try IncrementalBlob.rowidName(of: table.name, columns: table.columns + [table.keyColumn], in: db)
+            rowidNames[table.id] = try IncrementalBlob.rowidName(of: table.name, columns: table.columns + table.keyColumns, in: db)
         }
         self.rowidNames = rowidNames
         self.db = db
@@ -47,7 +47,7 @@ struct PendingChangeFolder {
             }).joined(separator: ", ")
             : (table.columns.isEmpty ? "1" : table.columns.map(\.sqlIdentifier).joined(separator: ", "))
         let statement = try db.cachedStatement(
-            sql: "SELECT \(selection) FROM \(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?"
+            sql: "SELECT \(selection) FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
         )
         func value(_ row: Row, _ index: Int) throws -> DatabaseValue {
             guard hasRowid else { return row[index] }
@@ -56,7 +56,7 @@ struct PendingChangeFolder {
             let data = try IncrementalBlob.read(table.name, table.columns[index], rowid: row[0], length: length, in: db)
             return data.databaseValue
         }
-        guard let row = try Row.fetchOne(statement, arguments: [entries.key]) else {
+        guard let row = try Row.fetchOne(statement, arguments: StatementArguments(try table.key.components(of: entries.key))) else {
             let clock = entries.pending.wholeRowClock ?? entries.pending.columnClocks.values.max() ?? .zero
             return RowChange(kind: .delete, table: table.name, key: entries.key, clock: clock)
         }

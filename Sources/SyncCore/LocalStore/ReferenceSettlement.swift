@@ -144,9 +144,9 @@ struct ReferenceSettlement {
         let parent = key.parentTable.lowercased()
         let childTable = synced[child]
         if childTable == nil && withoutRowid.contains(child) { return }
-        let identity = childTable.map { "c.\($0.keyColumn.sqlIdentifier)" } ?? "c.rowid"
+        let identity = childTable.map { $0.key.value(of: "c") } ?? "c.rowid"
         let parentTable = synced[parent]
-        let referencesKey = parentTable.map { key.parentColumns.count == 1 && key.parentColumns[0].lowercased() == $0.keyColumn.lowercased() } ?? false
+        let reference = parentTable.flatMap { Self.referencedKey(of: key, parent: $0) }
         var conditions = [key.danglingCondition]
         if !everything {
             var scope: [String] = []
@@ -154,9 +154,8 @@ struct ReferenceSettlement {
                 scope.append("\(identity) IN (SELECT row_key FROM temp.rollingsync_scope WHERE kind = 0 AND table_name = \(child.sqlLiteral))")
             }
             if deletedTables.contains(parent) {
-                if referencesKey {
-                    let column = "c.\(key.childColumns[0].sqlIdentifier)"
-                    scope.append("\(column) IN (SELECT row_key FROM temp.rollingsync_scope WHERE kind = 1 AND table_name = \(parent.sqlLiteral))")
+                if let reference {
+                    scope.append("\(reference) IN (SELECT row_key FROM temp.rollingsync_scope WHERE kind = 1 AND table_name = \(parent.sqlLiteral))")
                 } else {
                     scope.append("1")
                 }
@@ -165,11 +164,10 @@ struct ReferenceSettlement {
             conditions.append("(\(scope.joined(separator: " OR ")))")
         }
         let parentDeleted: String
-        if let parentTable, referencesKey {
-            let column = "c.\(key.childColumns[0].sqlIdentifier)"
+        if let parentTable, let reference {
             parentDeleted = """
-                EXISTS (SELECT 1 FROM main.rollingsync_tombstones WHERE table_id = \(parentTable.id) AND row_key = \(column))
-                OR EXISTS (SELECT 1 FROM temp.rollingsync_deleted_keys WHERE table_id = \(parentTable.id) AND row_key = \(column))
+                EXISTS (SELECT 1 FROM main.rollingsync_tombstones WHERE table_id = \(parentTable.id) AND row_key = \(reference))
+                OR EXISTS (SELECT 1 FROM temp.rollingsync_deleted_keys WHERE table_id = \(parentTable.id) AND row_key = \(reference))
                 """
         } else {
             parentDeleted = "1"
@@ -211,26 +209,47 @@ struct ReferenceSettlement {
         }
     }
 
-    private func identityColumn(of key: ForeignKey) -> String {
-        synced[key.childTable.lowercased()]?.keyColumn.sqlIdentifier ?? "rowid"
+    /// The SQL expression, on the child row `c`, of the row key that `key` references, when it
+    /// references the whole key of the synced `parent` (its columns in any order): the key's
+    /// columns taken from the child's referencing columns; `nil` for a reference to other columns.
+    private static func referencedKey(of key: ForeignKey, parent: SyncedTable) -> String? {
+        let referenced = key.parentColumns.map { $0.lowercased() }
+        guard referenced.count == parent.keyColumns.count, Set(referenced) == Set(parent.keyColumns.map { $0.lowercased() }) else {
+            return nil
+        }
+        let childColumns = parent.keyColumns.compactMap { column in
+            referenced.firstIndex(of: column.lowercased()).map { key.childColumns[$0] }
+        }
+        return TableKey(columns: childColumns).value(of: "c")
+    }
+
+    /// The condition that selects the child row `id` of `key` (qualified by `row`), and its
+    /// arguments: through its key in a synced table, its rowid in another.
+    private func selecting(_ id: DatabaseValue, of key: ForeignKey, in row: String? = nil) throws -> (condition: String, arguments: [DatabaseValue]) {
+        guard let table = synced[key.childTable.lowercased()] else {
+            return ("\(row.map { "\($0)." } ?? "")rowid = ?", [id])
+        }
+        return (table.key.matches(in: row), try table.key.components(of: id))
     }
 
     private func assign(_ expressions: [String], to id: DatabaseValue, of key: ForeignKey) throws {
         let assignments = zip(key.childColumns, expressions).map { "\($0.sqlIdentifier) = \($1)" }.joined(separator: ", ")
+        let row = try selecting(id, of: key)
         try db.execute(
-            sql: "UPDATE main.\(key.childTable.sqlIdentifier) SET \(assignments) WHERE \(identityColumn(of: key)) = ?",
-            arguments: [id]
+            sql: "UPDATE main.\(key.childTable.sqlIdentifier) SET \(assignments) WHERE \(row.condition)",
+            arguments: StatementArguments(row.arguments)
         )
     }
 
     private func isDangling(_ id: DatabaseValue, of key: ForeignKey) throws -> Bool {
-        try Bool.fetchOne(
+        let row = try selecting(id, of: key, in: "c")
+        return try Bool.fetchOne(
             db,
             sql: """
                 SELECT EXISTS (SELECT 1 FROM main.\(key.childTable.sqlIdentifier) AS c
-                WHERE c.\(identityColumn(of: key)) = ? AND \(key.danglingCondition))
+                WHERE \(row.condition) AND \(key.danglingCondition))
                 """,
-            arguments: [id]
+            arguments: StatementArguments(row.arguments)
         ) ?? false
     }
 
@@ -241,7 +260,8 @@ struct ReferenceSettlement {
         removed: inout [String: [DatabaseValue]], removedTables: inout Set<String>
     ) throws {
         let reason = "its reference (\(key.childColumns.joined(separator: ", "))) names a deleted row of \(key.parentTable)"
-        guard try RemovedRow.remove(table: key.childTable, identity: identityColumn(of: key), id: id, key: reportedKey, reason: reason, in: db) else {
+        let row = try selecting(id, of: key)
+        guard try RemovedRow.remove(table: key.childTable, matching: row.condition, row.arguments, key: reportedKey, reason: reason, in: db) else {
             return
         }
         warnings.append(.rowRemovedWithDeletedParent(table: key.childTable, key: reportedKey, parentTable: key.parentTable))

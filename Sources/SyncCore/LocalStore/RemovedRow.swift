@@ -19,14 +19,24 @@ public struct RemovedRow: Sendable, Equatable {
     /// When, as an ISO 8601 UTC date.
     public var removedAt: String
 
-    /// Saves the row's values and deletes it; `false` if there is no such row.
-    static func remove(table: String, identity: String, id: DatabaseValue, key: DatabaseValue, reason: String, in db: Database) throws -> Bool {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM main.\(table.sqlIdentifier) WHERE \(identity) = ?", arguments: [id]) else {
+    /// Saves the values of the row that `condition` selects (its placeholders bound to
+    /// `arguments`) and deletes it; `false` if there is no such row.
+    static func remove(
+        table: String, matching condition: String, _ arguments: [DatabaseValue], key: DatabaseValue, reason: String, in db: Database
+    ) throws -> Bool {
+        let arguments = StatementArguments(arguments)
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM main.\(table.sqlIdentifier) WHERE \(condition)", arguments: arguments) else {
             return false
         }
         try save(table: table, key: key, row: row, reason: reason, in: db)
-        try db.execute(sql: "DELETE FROM main.\(table.sqlIdentifier) WHERE \(identity) = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM main.\(table.sqlIdentifier) WHERE \(condition)", arguments: arguments)
         return true
+    }
+
+    /// Saves the values of row `key` of the synced `table` and deletes it; `false` if there is no
+    /// such row.
+    static func remove(_ table: SyncedTable, key: DatabaseValue, reason: String, in db: Database) throws -> Bool {
+        try remove(table: table.name, matching: table.key.matches(), try table.key.components(of: key), key: key, reason: reason, in: db)
     }
 
     /// Saves a row's values (a row being removed, or an incoming row that is not written).
@@ -129,7 +139,10 @@ extension LocalStore {
 
     /// Inserts a removed row back if it is absent, breaks no constraint and has its parents.
     private static func reinstate(_ values: [String: DatabaseValue], key: DatabaseValue, into table: SyncedTable, in db: Database) throws -> Bool {
-        guard try Row.fetchOne(db, sql: "SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumn.sqlIdentifier) = ?", arguments: [key]) == nil else {
+        guard try Row.fetchOne(
+            db, sql: "SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.matches())",
+            arguments: StatementArguments(try table.key.components(of: key))
+        ) == nil else {
             return false
         }
         let columns = values.keys.sorted()

@@ -60,15 +60,16 @@ enum SchemaRefresh {
         let name: String = registration["name"]
         let recordedKey: String = registration["key_column"]
         let recordedColumns: String? = registration["columns"]
-        let (keyColumn, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
-        guard keyColumn == recordedKey else {
-            throw LocalStoreError(.keyChanged, table: name, detail: "registered with key \(recordedKey), now \(keyColumn)")
+        let (keyColumns, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
+        let key = recorded(keyColumns)
+        guard key == recordedKey else {
+            throw LocalStoreError(.keyChanged, table: name, detail: "registered with key \(recordedKey), now \(key)")
         }
-        let keyType = try declaredType(of: keyColumn, in: name, db: db)
+        let keyType = try declaredTypes(of: keyColumns, in: name, db: db)
         if let recordedType: String = registration["key_type"], recordedType != keyType {
-            throw LocalStoreError(.keyChanged, table: name, detail: "key \(keyColumn) was declared \(recordedType), now \(keyType)")
+            throw LocalStoreError(.keyChanged, table: name, detail: "key \(key) was declared \(recordedType), now \(keyType)")
         }
-        let table = SyncedTable(name: name, keyColumn: keyColumn, columns: columns, id: id, keyMayBeNull: keyMayBeNull)
+        let table = SyncedTable(name: name, keyColumns: keyColumns, columns: columns, id: id, keyMayBeNull: keyMayBeNull)
         let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)
         if registration["key_type"] as String? == nil { try record(table, in: db) }
         let triggerCount = try Int.fetchOne(
@@ -109,13 +110,22 @@ enum SchemaRefresh {
         let json = String(decoding: try JSONEncoder().encode(table.columns), as: UTF8.self)
         try db.execute(
             sql: "UPDATE rollingsync_tables SET columns = ?, key_type = ? WHERE id = ?",
-            arguments: [json, try declaredType(of: table.keyColumn, in: table.name, db: db), table.id]
+            arguments: [json, try declaredTypes(of: table.keyColumns, in: table.name, db: db), table.id]
         )
     }
 
-    /// A column's declared type, upper-cased (empty when none).
-    private static func declaredType(of column: String, in table: String, db: Database) throws -> String {
-        (try String.fetchOne(db, sql: "SELECT type FROM pragma_table_xinfo(?) WHERE name = ?", arguments: [table, column]) ?? "").uppercased()
+    /// How `rollingsync_tables` records a key's columns (`key_column`) or their declared types
+    /// (`key_type`): one column's as it is, a composite key's as a JSON array.
+    static func recorded(_ names: [String]) -> String {
+        guard names.count > 1 else { return names.first ?? "" }
+        return String(decoding: (try? JSONEncoder().encode(names)) ?? Data(), as: UTF8.self)
+    }
+
+    /// The key columns' declared types, upper-cased (empty when none), as recorded.
+    private static func declaredTypes(of columns: [String], in table: String, db: Database) throws -> String {
+        recorded(try columns.map { column in
+            (try String.fetchOne(db, sql: "SELECT type FROM pragma_table_xinfo(?) WHERE name = ?", arguments: [table, column]) ?? "").uppercased()
+        })
     }
 
     private static func decode(_ json: String) throws -> [String] {

@@ -39,7 +39,7 @@ final class UniqueConstraints {
             let condition = columns.map { "\($0.sqlIdentifier) = ?" }.joined(separator: " AND ")
             let found = try DatabaseValue.fetchAll(
                 db,
-                sql: "SELECT \(table.keyColumn.sqlIdentifier) FROM main.\(table.name.sqlIdentifier) WHERE \(condition) AND \(table.keyColumn.sqlIdentifier) <> ?",
+                sql: "SELECT \(table.key.value()) FROM main.\(table.name.sqlIdentifier) WHERE \(condition) AND \(table.key.value()) <> ?",
                 arguments: StatementArguments((values + [key]).map { $0 as (any DatabaseValueConvertible)? })
             )
             for other in found where !keys.contains(other) { keys.append(other) }

@@ -52,9 +52,9 @@ struct WholeStoreMerge {
                 DROP TABLE IF EXISTS \(copy);
                 CREATE TEMP TABLE \("rollingsync_local_\(table.id)".sqlIdentifier) AS
                     SELECT * FROM main.\(table.name.sqlIdentifier)
-                    WHERE \(table.keyColumn.sqlIdentifier) IN (SELECT row_key FROM rollingsync_changes WHERE table_id = \(table.id));
+                    WHERE \(table.key.value()) IN (SELECT row_key FROM rollingsync_changes WHERE table_id = \(table.id));
                 CREATE INDEX temp.\("rollingsync_local_\(table.id)_key".sqlIdentifier)
-                    ON \("rollingsync_local_\(table.id)".sqlIdentifier) (\(table.keyColumn.sqlIdentifier));
+                    ON \("rollingsync_local_\(table.id)".sqlIdentifier) (\(table.key.columnList));
                 """)
         }
     }
@@ -85,14 +85,15 @@ struct WholeStoreMerge {
 
     private mutating func merge(key: DatabaseValue, pending: PendingRow, table: SyncedTable) throws {
         let name = table.name.sqlIdentifier
-        let keyColumn = table.keyColumn.sqlIdentifier
-        let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key])
-        let stored = try Row.fetchOne(db, sql: "SELECT * FROM main.\(name) WHERE \(keyColumn) = ?", arguments: [key])
+        let matchesKey = table.key.matches()
+        let keyValues = try table.key.components(of: key)
+        let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(matchesKey)", arguments: StatementArguments(keyValues))
+        let stored = try Row.fetchOne(db, sql: "SELECT * FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(keyValues))
         guard let local else {
             // Deleted here and not pushed: the deletion stays pending and wins over the store's row.
             if stored != nil {
                 try triggerGuard.permit(table, key: key)
-                try db.execute(sql: "DELETE FROM main.\(name) WHERE \(keyColumn) = ?", arguments: [key])
+                try db.execute(sql: "DELETE FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(keyValues))
             }
             installation.rebasedChanges += 1
             return
@@ -132,8 +133,8 @@ struct WholeStoreMerge {
         if !assignments.isEmpty {
             let set = assignments.map { "\($0.column.sqlIdentifier) = ?" }.joined(separator: ", ")
             try write(
-                "UPDATE main.\(name) SET \(set) WHERE \(keyColumn) = ?",
-                assignments.map(\.value) + [key],
+                "UPDATE main.\(name) SET \(set) WHERE \(matchesKey)",
+                assignments.map(\.value) + keyValues,
                 row: Dictionary(assignments.map { ($0.column, $0.value) }, uniquingKeysWith: { _, last in last }),
                 key: key, table: table
             )
@@ -152,7 +153,7 @@ struct WholeStoreMerge {
 
     /// Inserts a local row the store does not have, with all its local values.
     private mutating func recreate(_ local: Row, key: DatabaseValue, table: SyncedTable) throws {
-        let columns = [table.keyColumn] + table.columns
+        let columns = table.keyColumns + table.columns
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         let values = columns.map { local[$0] as DatabaseValue? ?? .null }
         let written = try write(
@@ -200,12 +201,14 @@ struct WholeStoreMerge {
     /// pushed by the next sync, saving its values. A present row is deleted with capture on, as
     /// any local write: the app's triggers act on it and what they write is published.
     private func removeAsLocalDeletion(_ key: DatabaseValue, table: SyncedTable, reason: String) throws {
-        let keyColumn = table.keyColumn.sqlIdentifier
         let present = try ChangeLog.withCaptureEnabled(db) {
-            try RemovedRow.remove(table: table.name, identity: keyColumn, id: key, key: key, reason: reason, in: db)
+            try RemovedRow.remove(table, key: key, reason: reason, in: db)
         }
         guard !present else { return }
-        if let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(keyColumn) = ?", arguments: [key]) {
+        if let local = try Row.fetchOne(
+            db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(table.key.matches())",
+            arguments: StatementArguments(try table.key.components(of: key))
+        ) {
             try RemovedRow.save(table: table.name, key: key, row: local, reason: reason, in: db)
         }
         try ChangeLog.recordDeletion(key: key, tableID: table.id, in: db)

@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+
+/// How the rows of a synced table are named wherever RollingSync refers to a row: the change
+/// log, change sets, cell clocks, tombstones, removed rows, the trigger guard. That name, the *row
+/// key*, is always one SQLite value:
+/// - a table with one key column: the column's value itself;
+/// - a table with a composite key: TEXT, the key's values as SQL literals in the order of the
+///   `PRIMARY KEY` clause, separated by commas, exactly as SQLite's `quote()` writes them:
+///   `'note-1','tag-2'`, `x'0a1b',42`, `'it''s',2.5`.
+///
+/// The composite form is computed in SQL, by `quote()`, wherever a row is captured or looked up by
+/// its key value, and never in Swift, so one rule makes it; Swift only reads it back into the
+/// column values (``components(of:)``) to bind them, so a row is always found through its primary
+/// key's index. `quote()` is exact for every storage class (a REAL is written with as many digits
+/// as it takes to read back the same number), so equal keys give equal names and distinct keys
+/// distinct names.
+///
+/// Edge case: a key column with a collation other than BINARY (`COLLATE NOCASE`) makes the table
+/// accept one key per collation-equal set; the row key is then the spelling stored.
+struct TableKey: Sendable, Equatable {
+    /// The key's columns, in the order of the `PRIMARY KEY` clause (at least one).
+    let columns: [String]
+
+    /// Whether the key has more than one column.
+    var isComposite: Bool { columns.count > 1 }
+
+    /// The key's columns as an SQL list: `"a", "b"`.
+    var columnList: String { columns.map(\.sqlIdentifier).joined(separator: ", ") }
+
+    /// The SQL expression of the row key of `row` (`new`, `old`, a table alias; unqualified when
+    /// `nil`).
+    func value(of row: String? = nil) -> String {
+        let names = qualified(row)
+        guard isComposite else { return names[0] }
+        return names.map { "quote(\($0))" }.joined(separator: " || ',' || ")
+    }
+
+    /// The SQL condition that `row` has a key: none of its key columns is NULL. Rows that fail it
+    /// can exist only where ``SyncedTable/keyMayBeNull``; they are never captured or published.
+    func isPresent(in row: String? = nil) -> String {
+        qualified(row).map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+    }
+
+    /// The SQL condition that the key of `old` differs from the key of `new` (a row re-keyed).
+    func differs(_ old: String, _ new: String) -> String {
+        zip(qualified(old), qualified(new)).map { "\($0) IS NOT \($1)" }.joined(separator: " OR ")
+    }
+
+    /// The SQL condition that the key columns of `row` are equal to those of `other`.
+    func equals(_ row: String, _ other: String) -> String {
+        zip(qualified(row), qualified(other)).map { "\($0) = \($1)" }.joined(separator: " AND ")
+    }
+
+    /// The SQL condition that selects the row whose key values are bound to its placeholders, one
+    /// per column (bind ``components(of:)``): `"a" = ? AND "b" = ?`, so the key's index is used.
+    func matches(in row: String? = nil) -> String {
+        qualified(row).map { "\($0) = ?" }.joined(separator: " AND ")
+    }
+
+    /// The key's column values from a row key: the key itself for one column, the literals of the
+    /// composite form read back otherwise.
+    /// - Throws: ``ChangeSetFormatError`` (`malformed`) if `key` is not the composite form of as
+    ///   many values as the key has columns (a damaged or foreign change set).
+    func components(of key: DatabaseValue) throws -> [DatabaseValue] {
+        guard isComposite else { return [key] }
+        guard case .string(let text) = key.storage, let values = Self.literals(in: text), values.count == columns.count else {
+            throw ChangeSetFormatError(.malformed("a row key is not the \(columns.count) values of its table's composite key"))
+        }
+        return values
+    }
+
+    private func qualified(_ row: String?) -> [String] {
+        columns.map { column in row.map { "\($0).\(column.sqlIdentifier)" } ?? column.sqlIdentifier }
+    }
+
+    /// Reads a comma-separated list of SQL literals as `quote()` writes them: `NULL`, integers,
+    /// reals, `'text'` (quotes doubled) and `X'hex'`; `nil` for anything else.
+    static func literals(in text: String) -> [DatabaseValue]? {
+        var values: [DatabaseValue] = []
+        var rest = Array(text.utf8)[...]
+        while true {
+            guard let (value, remainder) = literal(at: rest) else { return nil }
+            values.append(value)
+            guard let first = remainder.first else { return values }
+            guard first == UInt8(ascii: ",") else { return nil }
+            rest = remainder.dropFirst()
+        }
+    }
+
+    private static func literal(at text: ArraySlice<UInt8>) -> (DatabaseValue, ArraySlice<UInt8>)? {
+        let quote = UInt8(ascii: "'")
+        guard let first = text.first else { return nil }
+        switch first {
+        case quote:
+            var bytes: [UInt8] = []
+            var index = text.startIndex + 1
+            while index < text.endIndex {
+                let byte = text[index]
+                index += 1
+                guard byte == quote else {
+                    bytes.append(byte)
+                    continue
+                }
+                guard index < text.endIndex, text[index] == quote else {
+                    return (String(decoding: bytes, as: UTF8.self).databaseValue, text[index...])
+                }
+                bytes.append(quote)
+                index += 1
+            }
+            return nil
+        case UInt8(ascii: "X"), UInt8(ascii: "x"):
+            let body = text.dropFirst()
+            guard body.first == quote, let end = body.dropFirst().firstIndex(of: quote) else { return nil }
+            let hex = body[(body.startIndex + 1)..<end]
+            guard hex.count.isMultiple(of: 2) else { return nil }
+            var bytes = Data(capacity: hex.count / 2)
+            var index = hex.startIndex
+            while index < hex.endIndex {
+                guard let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(byte)
+                index += 2
+            }
+            return (bytes.databaseValue, body[(end + 1)...])
+        default:
+            let end = text.firstIndex(of: UInt8(ascii: ",")) ?? text.endIndex
+            let token = String(decoding: text[..<end], as: UTF8.self)
+            let rest = text[end...]
+            if token == "NULL" { return (.null, rest) }
+            if let integer = Int64(token) { return (integer.databaseValue, rest) }
+            if token.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let real = Double(token) { return (real.databaseValue, rest) }
+            return nil
+        }
+    }
+}
