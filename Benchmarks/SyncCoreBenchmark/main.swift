@@ -7,6 +7,9 @@
 //    Target ≤ 1.3×.
 // 2. Apply cost: applying change sets of those 100k inserts and 100k updates (verification pass
 //    included) versus executing the same writes directly in one transaction each. Target ≤ 2×.
+//    Both run on a table keyed by one TEXT column (a UUID) and on one keyed by a composite key of
+//    two TEXT columns (a join table's); the composite figures are also printed relative to the
+//    TEXT ones (goal: no worse than 1.1×).
 // 3. Encoded size per change.
 // 4. Peak memory (VmHWM, reset between phases through /proc/self/clear_refs) while encoding and
 //    decoding 100,000 and 1,000,000 changes: bounded if both peaks are about the same.
@@ -59,24 +62,55 @@ func resetPeakMemory() {
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
-func newDatabase(_ name: String) throws -> DatabasePool {
-    let pool = try DatabasePool(path: directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path)
-    try pool.write { db in
-        try db.execute(sql: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, quantity INTEGER, price REAL, note TEXT)")
+/// The key of the benchmark's table.
+enum KeyShape: String, CaseIterable {
+    /// One TEXT column holding a UUID.
+    case text = "TEXT key"
+    /// Two TEXT columns (the two halves of a UUID), as a join table's `PRIMARY KEY (a, b)`.
+    case composite = "composite key"
+
+    var keyColumns: [String] { self == .text ? ["id"] : ["id", "part"] }
+
+    var createTable: String {
+        switch self {
+        case .text: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, quantity INTEGER, price REAL, note TEXT)"
+        case .composite:
+            "CREATE TABLE items (id TEXT NOT NULL, part TEXT NOT NULL, name TEXT, quantity INTEGER, price REAL, note TEXT, PRIMARY KEY (id, part))"
+        }
     }
+
+    /// `WHERE` condition selecting one row, its key values bound last.
+    var matchesKey: String { keyColumns.map { "\($0) = ?" }.joined(separator: " AND ") }
+
+    /// Row `index`'s key values.
+    func key(_ index: Int) -> [DatabaseValue] {
+        self == .text ? [keys[index].databaseValue] : [String(keys[index].prefix(18)).databaseValue, String(keys[index].suffix(18)).databaseValue]
+    }
+
+    /// An `INSERT` of a whole row, key values first.
+    var insert: String {
+        let columns = keyColumns + ["name", "quantity", "price", "note"]
+        return "INSERT INTO items (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    }
+}
+
+func newDatabase(_ name: String, _ shape: KeyShape) throws -> DatabasePool {
+    let pool = try DatabasePool(path: directory.appendingPathComponent("\(name)-\(UUID().uuidString).sqlite").path)
+    try pool.write { db in try db.execute(sql: shape.createTable) }
     return pool
 }
 
 let keys = (0..<rowCount).map { _ in UUID().uuidString }
 
 /// The application's workload: inserts, then updates of `updatedColumns` columns per row.
-func appWrites(on pool: DatabasePool, updatedColumns: Int) throws -> (insert: Double, update: Double) {
+func appWrites(on pool: DatabasePool, _ shape: KeyShape, updatedColumns: Int) throws -> (insert: Double, update: Double) {
     let insert = try seconds {
         for batch in stride(from: 0, to: rowCount, by: batchSize) {
             try pool.write { db in
-                let statement = try db.cachedStatement(sql: "INSERT INTO items (id, name, quantity, price, note) VALUES (?, ?, ?, ?, ?)")
+                let statement = try db.cachedStatement(sql: shape.insert)
                 for index in batch..<batch + batchSize {
-                    try statement.execute(arguments: [keys[index], "item \(index)", index, Double(index) * 0.25, "note"])
+                    let values: [DatabaseValue] = ["item \(index)".databaseValue, index.databaseValue, (Double(index) * 0.25).databaseValue, "note".databaseValue]
+                    try statement.execute(arguments: StatementArguments(shape.key(index) + values))
                 }
             }
         }
@@ -85,14 +119,11 @@ func appWrites(on pool: DatabasePool, updatedColumns: Int) throws -> (insert: Do
         for batch in stride(from: 0, to: rowCount, by: batchSize) {
             try pool.write { db in
                 let statement = updatedColumns == 1
-                    ? try db.cachedStatement(sql: "UPDATE items SET quantity = ? WHERE id = ?")
-                    : try db.cachedStatement(sql: "UPDATE items SET quantity = ?, name = 'renamed ' || ? WHERE id = ?")
+                    ? try db.cachedStatement(sql: "UPDATE items SET quantity = ? WHERE \(shape.matchesKey)")
+                    : try db.cachedStatement(sql: "UPDATE items SET quantity = ?, name = 'renamed ' || ? WHERE \(shape.matchesKey)")
                 for index in batch..<batch + batchSize {
-                    if updatedColumns == 1 {
-                        try statement.execute(arguments: [index + 1, keys[index]])
-                    } else {
-                        try statement.execute(arguments: [index + 1, index, keys[index]])
-                    }
+                    let values: [DatabaseValue] = updatedColumns == 1 ? [(index + 1).databaseValue] : [(index + 1).databaseValue, index.databaseValue]
+                    try statement.execute(arguments: StatementArguments(values + shape.key(index)))
                 }
             }
         }
@@ -135,98 +166,126 @@ let large = try encodeAndDecode(1_000_000)
 
 // MARK: 1. Capture overhead
 
-var plainTimes = (insert: Double.infinity, update: Double.infinity, update2: Double.infinity)
-var capturedTimes = plainTimes
-for _ in 0..<rounds {
-    for capture in [false, true] {
-        for updatedColumns in [1, 2] {
-            let pool = try newDatabase("capture")
-            if capture {
-                try LocalStore(writer: pool).register(table: "items")
+typealias CaptureTimes = (insert: Double, update: Double, update2: Double)
+
+/// Best times of the application's writes without (plain) and with capture triggers.
+func captureTimes(_ shape: KeyShape) throws -> (plain: CaptureTimes, captured: CaptureTimes) {
+    var plainTimes: CaptureTimes = (insert: Double.infinity, update: Double.infinity, update2: Double.infinity)
+    var capturedTimes = plainTimes
+    for _ in 0..<rounds {
+        for capture in [false, true] {
+            for updatedColumns in [1, 2] {
+                let pool = try newDatabase("capture", shape)
+                if capture {
+                    try LocalStore(writer: pool).register(table: "items")
+                }
+                let times = try appWrites(on: pool, shape, updatedColumns: updatedColumns)
+                var best = capture ? capturedTimes : plainTimes
+                best.insert = min(best.insert, times.insert)
+                if updatedColumns == 1 { best.update = min(best.update, times.update) } else { best.update2 = min(best.update2, times.update) }
+                if capture { capturedTimes = best } else { plainTimes = best }
             }
-            let times = try appWrites(on: pool, updatedColumns: updatedColumns)
-            var best = capture ? capturedTimes : plainTimes
-            best.insert = min(best.insert, times.insert)
-            if updatedColumns == 1 { best.update = min(best.update, times.update) } else { best.update2 = min(best.update2, times.update) }
-            if capture { capturedTimes = best } else { plainTimes = best }
         }
     }
+    return (plainTimes, capturedTimes)
 }
 
 // MARK: 2. Apply cost, and 3. size per change
 
-let source = try newDatabase("source")
-let sourceStore = try LocalStore(writer: source)
-try sourceStore.register(table: "items")
-_ = try appWrites(on: source, updatedColumns: 0)
-// appWrites logged inserts and updates together; push them as an insert set, then make an update set.
-let insertSetURL = directory.appendingPathComponent("inserts.syncchg")
-let insertSet = try sourceStore.writePendingChangeSet(to: insertSetURL, setID: "inserts")!
-try sourceStore.markPushed(insertSet)
-try source.write { db in
-    let statement = try db.cachedStatement(sql: "UPDATE items SET quantity = quantity + 1000, name = 'edited ' || id WHERE id = ?")
-    for key in keys {
-        try statement.execute(arguments: [key])
-    }
-}
-let updateSetURL = directory.appendingPathComponent("updates.syncchg")
-let updateSet = try sourceStore.writePendingChangeSet(to: updateSetURL, setID: "updates")!
+typealias WriteTimes = (insert: Double, update: Double)
 
-struct DirectRow { var key: String; var name: DatabaseValue; var quantity: DatabaseValue; var price: DatabaseValue; var note: DatabaseValue }
-let finalRows: [DirectRow] = try source.read { db in
-    try Row.fetchAll(db, sql: "SELECT id, name, quantity, price, note FROM items").map {
-        DirectRow(key: $0["id"], name: $0["name"], quantity: $0["quantity"], price: $0["price"], note: $0["note"])
-    }
+struct ApplyMeasurement {
+    var source: DatabasePool
+    var sourceStore: LocalStore
+    var insertSet: PendingChangeSet
+    var updateSet: PendingChangeSet
+    var directTimes: WriteTimes = (insert: Double.infinity, update: Double.infinity)
+    var applyTimes: WriteTimes = (insert: Double.infinity, update: Double.infinity)
+    /// The same applies into a database whose table has an app trigger (that never writes), so the
+    /// trigger guard of Docs/Conflicts.md ("Your own triggers") is installed: its own cost.
+    var guardedApplyTimes: WriteTimes = (insert: Double.infinity, update: Double.infinity)
+    /// The verification pass of the update set alone (part of its apply time).
+    var verificationTime = Double.infinity
 }
 
-var applyTimes = (insert: Double.infinity, update: Double.infinity)
-/// The same applies into a database whose table has an app trigger (that never writes), so the
-/// trigger guard of Docs/Conflicts.md ("Your own triggers") is installed: its own cost.
-var guardedApplyTimes = applyTimes
-/// The verification pass of the update set alone (part of its apply time).
-var verificationTime = Double.infinity
-var directTimes = applyTimes
-for _ in 0..<rounds {
-    let direct = try newDatabase("direct")
-    let directInsert = try seconds {
-        try direct.write { db in
-            let statement = try db.cachedStatement(sql: "INSERT INTO items (id, name, quantity, price, note) VALUES (?, ?, ?, ?, ?)")
-            for (index, row) in finalRows.enumerated() {
-                try statement.execute(arguments: [row.key, "item \(index)", index, Double(index) * 0.25, "note"])
-            }
+func applyCosts(_ shape: KeyShape) throws -> ApplyMeasurement {
+    let source = try newDatabase("source", shape)
+    let sourceStore = try LocalStore(writer: source)
+    try sourceStore.register(table: "items")
+    _ = try appWrites(on: source, shape, updatedColumns: 0)
+    // appWrites logged inserts and updates together; push them as an insert set, then make an update set.
+    let insertSetURL = directory.appendingPathComponent("inserts-\(shape).syncchg")
+    let insertSet = try sourceStore.writePendingChangeSet(to: insertSetURL, setID: "inserts")!
+    try sourceStore.markPushed(insertSet)
+    try source.write { db in
+        let statement = try db.cachedStatement(sql: "UPDATE items SET quantity = quantity + 1000, name = 'edited ' || id WHERE \(shape.matchesKey)")
+        for index in keys.indices {
+            try statement.execute(arguments: StatementArguments(shape.key(index)))
         }
     }
-    let directUpdate = try seconds {
-        try direct.write { db in
-            let statement = try db.cachedStatement(sql: "UPDATE items SET quantity = ?, name = ? WHERE id = ?")
-            for row in finalRows {
-                try statement.execute(arguments: [row.quantity, row.name, row.key])
-            }
+    let updateSetURL = directory.appendingPathComponent("updates-\(shape).syncchg")
+    let updateSet = try sourceStore.writePendingChangeSet(to: updateSetURL, setID: "updates")!
+    var measurement = ApplyMeasurement(source: source, sourceStore: sourceStore, insertSet: insertSet, updateSet: updateSet)
+
+    let finalRows: [(key: [DatabaseValue], values: [DatabaseValue])] = try source.read { db in
+        let keyList = shape.keyColumns.joined(separator: ", ")
+        return try Row.fetchAll(db, sql: "SELECT \(keyList), name, quantity FROM items").map { row in
+            (shape.keyColumns.map { row[$0] }, [row["name"], row["quantity"]])
         }
     }
-    directTimes = (min(directTimes.insert, directInsert), min(directTimes.update, directUpdate))
+    for _ in 0..<rounds {
+        let direct = try newDatabase("direct", shape)
+        let directInsert = try seconds {
+            try direct.write { db in
+                let statement = try db.cachedStatement(sql: shape.insert)
+                for (index, row) in finalRows.enumerated() {
+                    let values: [DatabaseValue] = ["item \(index)".databaseValue, index.databaseValue, (Double(index) * 0.25).databaseValue, "note".databaseValue]
+                    try statement.execute(arguments: StatementArguments(row.key + values))
+                }
+            }
+        }
+        let directUpdate = try seconds {
+            try direct.write { db in
+                let statement = try db.cachedStatement(sql: "UPDATE items SET name = ?, quantity = ? WHERE \(shape.matchesKey)")
+                for row in finalRows {
+                    try statement.execute(arguments: StatementArguments(row.values + row.key))
+                }
+            }
+        }
+        measurement.directTimes = (min(measurement.directTimes.insert, directInsert), min(measurement.directTimes.update, directUpdate))
 
-    let target = try newDatabase("target")
-    let targetStore = try LocalStore(writer: target)
-    try targetStore.register(table: "items")
-    let applyInsert = try seconds { try targetStore.applyChangeSet(at: insertSetURL) }
-    let applyUpdate = try seconds { try targetStore.applyChangeSet(at: updateSetURL) }
-    applyTimes = (min(applyTimes.insert, applyInsert), min(applyTimes.update, applyUpdate))
-    verificationTime = min(verificationTime, try seconds { _ = try ChangeSetReader.verify(fileAt: updateSetURL) })
-    let converged = try target.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE name LIKE 'edited %'") }
-    let echoed = try targetStore.hasPendingChanges()
-    precondition(converged == rowCount && !echoed, "apply did not reproduce the source")
+        let target = try newDatabase("target", shape)
+        let targetStore = try LocalStore(writer: target)
+        try targetStore.register(table: "items")
+        let applyInsert = try seconds { try targetStore.applyChangeSet(at: insertSetURL) }
+        let applyUpdate = try seconds { try targetStore.applyChangeSet(at: updateSetURL) }
+        measurement.applyTimes = (min(measurement.applyTimes.insert, applyInsert), min(measurement.applyTimes.update, applyUpdate))
+        measurement.verificationTime = min(measurement.verificationTime, try seconds { _ = try ChangeSetReader.verify(fileAt: updateSetURL) })
+        let converged = try target.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items WHERE name LIKE 'edited %'") }
+        let echoed = try targetStore.hasPendingChanges()
+        precondition(converged == rowCount && !echoed, "apply did not reproduce the source")
 
-    let guarded = try newDatabase("guarded")
-    try guarded.write { db in
-        try db.execute(sql: "CREATE TRIGGER items_app_trigger AFTER UPDATE ON items WHEN new.quantity < 0 BEGIN SELECT 1; END")
+        let guarded = try newDatabase("guarded", shape)
+        try guarded.write { db in
+            try db.execute(sql: "CREATE TRIGGER items_app_trigger AFTER UPDATE ON items WHEN new.quantity < 0 BEGIN SELECT 1; END")
+        }
+        let guardedStore = try LocalStore(writer: guarded)
+        try guardedStore.register(table: "items")
+        let guardedInsert = try seconds { try guardedStore.applyChangeSet(at: insertSetURL) }
+        let guardedUpdate = try seconds { try guardedStore.applyChangeSet(at: updateSetURL) }
+        measurement.guardedApplyTimes = (
+            min(measurement.guardedApplyTimes.insert, guardedInsert), min(measurement.guardedApplyTimes.update, guardedUpdate)
+        )
     }
-    let guardedStore = try LocalStore(writer: guarded)
-    try guardedStore.register(table: "items")
-    let guardedInsert = try seconds { try guardedStore.applyChangeSet(at: insertSetURL) }
-    let guardedUpdate = try seconds { try guardedStore.applyChangeSet(at: updateSetURL) }
-    guardedApplyTimes = (min(guardedApplyTimes.insert, guardedInsert), min(guardedApplyTimes.update, guardedUpdate))
+    return measurement
 }
+
+let capture = try Dictionary(uniqueKeysWithValues: KeyShape.allCases.map { ($0, try captureTimes($0)) })
+let apply = try Dictionary(uniqueKeysWithValues: KeyShape.allCases.map { ($0, try applyCosts($0)) })
+let sourceStore = apply[.text]!.sourceStore
+let source = apply[.text]!.source
+let insertSet = apply[.text]!.insertSet
+let updateSet = apply[.text]!.updateSet
 
 // MARK: 5. Schema check of a sync
 
@@ -248,25 +307,41 @@ precondition(addedColumn == [.columnAdded(table: "items", column: "priority", pu
 
 // MARK: Report
 
-let plainTotal = plainTimes.insert + plainTimes.update
-let capturedTotal = capturedTimes.insert + capturedTimes.update
 print("SyncCoreBenchmark (process CPU seconds, best of \(rounds) rounds; \(rowCount) rows, \(batchSize) rows per transaction)")
+for shape in KeyShape.allCases {
+    let (plainTimes, capturedTimes) = capture[shape]!
+    let plainTotal = plainTimes.insert + plainTimes.update
+    let capturedTotal = capturedTimes.insert + capturedTimes.update
+    print("")
+    print("1. Change capture overhead, \(shape.rawValue) (target ≤ 1.3×)")
+    print("   inserts:                 plain \(format(plainTimes.insert)) s, captured \(format(capturedTimes.insert)) s, ratio \(format(capturedTimes.insert / plainTimes.insert))×")
+    print("   updates (1 column):      plain \(format(plainTimes.update)) s, captured \(format(capturedTimes.update)) s, ratio \(format(capturedTimes.update / plainTimes.update))×")
+    print("   updates (2 columns):     plain \(format(plainTimes.update2)) s, captured \(format(capturedTimes.update2)) s, ratio \(format(capturedTimes.update2 / plainTimes.update2))×")
+    print("   inserts + 1-column updates: ratio \(format(capturedTotal / plainTotal))×")
+    print("   inserts + 2-column updates: ratio \(format((capturedTimes.insert + capturedTimes.update2) / (plainTimes.insert + plainTimes.update2)))×")
+    let costs = apply[shape]!
+    let (directTimes, applyTimes, guardedApplyTimes) = (costs.directTimes, costs.applyTimes, costs.guardedApplyTimes)
+    print("")
+    print("2. Apply versus direct writes, \(shape.rawValue) (target ≤ 2×; apply includes the verification pass)")
+    print("   \(rowCount) inserts:            direct \(format(directTimes.insert)) s, apply \(format(applyTimes.insert)) s, ratio \(format(applyTimes.insert / directTimes.insert))×")
+    print("   \(rowCount) 2-column updates:   direct \(format(directTimes.update)) s, apply \(format(applyTimes.update)) s, ratio \(format(applyTimes.update / directTimes.update))×")
+    print("   total:                          ratio \(format((applyTimes.insert + applyTimes.update) / (directTimes.insert + directTimes.update)))×")
+    print("   of the update apply, the verification pass: \(format(costs.verificationTime)) s (a sync verifies while downloading and skips it)")
+    print("   with an app trigger on the table (the trigger guard installed), against the same apply without:")
+    print("     inserts \(format(guardedApplyTimes.insert)) s, ratio \(format(guardedApplyTimes.insert / applyTimes.insert))×; "
+        + "2-column updates \(format(guardedApplyTimes.update)) s, ratio \(format(guardedApplyTimes.update / applyTimes.update))×")
+}
+/// The capture ratio (inserts + 1-column updates) and the apply ratio (total) of a key shape.
+func ratios(_ shape: KeyShape) -> (capture: Double, apply: Double) {
+    let (plain, captured) = capture[shape]!
+    let costs = apply[shape]!
+    let applied = costs.applyTimes.insert + costs.applyTimes.update
+    return ((captured.insert + captured.update) / (plain.insert + plain.update), applied / (costs.directTimes.insert + costs.directTimes.update))
+}
+let (textRatios, compositeRatios) = (ratios(.text), ratios(.composite))
 print("")
-print("1. Change capture overhead (target ≤ 1.3×)")
-print("   inserts:                 plain \(format(plainTimes.insert)) s, captured \(format(capturedTimes.insert)) s, ratio \(format(capturedTimes.insert / plainTimes.insert))×")
-print("   updates (1 column):      plain \(format(plainTimes.update)) s, captured \(format(capturedTimes.update)) s, ratio \(format(capturedTimes.update / plainTimes.update))×")
-print("   updates (2 columns):     plain \(format(plainTimes.update2)) s, captured \(format(capturedTimes.update2)) s, ratio \(format(capturedTimes.update2 / plainTimes.update2))×")
-print("   inserts + 1-column updates: ratio \(format(capturedTotal / plainTotal))×")
-print("   inserts + 2-column updates: ratio \(format((capturedTimes.insert + capturedTimes.update2) / (plainTimes.insert + plainTimes.update2)))×")
-print("")
-print("2. Apply versus direct writes (target ≤ 2×; apply includes the verification pass)")
-print("   \(rowCount) inserts:            direct \(format(directTimes.insert)) s, apply \(format(applyTimes.insert)) s, ratio \(format(applyTimes.insert / directTimes.insert))×")
-print("   \(rowCount) 2-column updates:   direct \(format(directTimes.update)) s, apply \(format(applyTimes.update)) s, ratio \(format(applyTimes.update / directTimes.update))×")
-print("   total:                          ratio \(format((applyTimes.insert + applyTimes.update) / (directTimes.insert + directTimes.update)))×")
-print("   of the update apply, the verification pass: \(format(verificationTime)) s (a sync verifies while downloading and skips it)")
-print("   with an app trigger on the table (the trigger guard installed), against the same apply without:")
-print("     inserts \(format(guardedApplyTimes.insert)) s, ratio \(format(guardedApplyTimes.insert / applyTimes.insert))×; "
-    + "2-column updates \(format(guardedApplyTimes.update)) s, ratio \(format(guardedApplyTimes.update / applyTimes.update))×")
+print("   composite key relative to TEXT key (goal ≤ 1.1×): capture ratio \(format(compositeRatios.capture / textRatios.capture))×, "
+    + "apply ratio \(format(compositeRatios.apply / textRatios.apply))×")
 print("")
 print("3. Encoded size")
 print("   insert set: \(insertSet.summary.byteCount) bytes for \(insertSet.summary.changeCount) rows (4 columns + 36-char key): \(format(Double(insertSet.summary.byteCount) / Double(insertSet.summary.changeCount))) bytes/change")

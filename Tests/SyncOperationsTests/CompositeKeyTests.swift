@@ -178,3 +178,25 @@ struct CompositeKeyTests {
         #expect(log.entries.flatMap { $0.rows ?? [] }.map { "\($0.table) \($0.operation)" } == ["note_tag insert", "note_tag update"])
     }
 }
+
+extension CompositeKeyTests {
+    @Test("a row key that is not a key of the table's composite key holds that client's sets back; other clients go on")
+    func malformedCompositeKeyHoldsBack() async throws {
+        let remote = try TestRemote(.memory)
+        // A client whose table has a one-column key, as a damaged or foreign client would send.
+        let odd = try TestClient("odd", remote: remote.store, schema: "CREATE TABLE pair (k TEXT PRIMARY KEY NOT NULL, v TEXT)", tables: ["pair"])
+        let schema = "CREATE TABLE pair (a TEXT NOT NULL, b TEXT NOT NULL, v TEXT, PRIMARY KEY (a, b))"
+        let anna = try TestClient("anna", remote: remote.store, schema: schema, tables: ["pair"])
+        let ben = try TestClient("ben", remote: remote.store, schema: schema, tables: ["pair"])
+        try odd.execute("INSERT INTO pair VALUES ('just one value', 'odd')")
+        try await odd.sync()
+        try anna.execute("INSERT INTO pair VALUES ('x', 'it''s', 'from anna')")
+        try await anna.sync()
+        let report = try await ben.sync()
+        #expect(report.warnings.contains { warning in
+            if case .unreadableChangeSet(_, let client, let reason) = warning { client.rawValue == "odd" && reason.contains("composite key") } else { false }
+        }, "\(report.warnings)")
+        #expect(try ben.value("SELECT v FROM pair WHERE a = 'x' AND b = 'it''s'") == "from anna".databaseValue)
+        #expect(try ben.count("pair") == 1)
+    }
+}

@@ -98,7 +98,7 @@ struct ChangeSetApplier {
         guard !large.isEmpty, let rowidName = rowidNames[table.name].flatMap({ $0 }) else { return }
         let rowid = try Int64.fetchOne(
             db, sql: "SELECT \(rowidName) FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())",
-            arguments: StatementArguments(try table.key.components(of: key))
+            arguments: StatementArguments(values: try table.key.components(of: key))
         )
         guard let rowid else { return }
         for (column, data) in large {
@@ -122,12 +122,6 @@ struct ChangeSetApplier {
         let statement = try db.makeStatement(sql: sql())
         statements[key] = statement
         return statement
-    }
-
-    /// Statement arguments from values, through GRDB's initializer for existentials: its generic
-    /// initializer reads each value through a key path, which dominated the cost of applying.
-    private static func arguments(_ values: [DatabaseValue]) -> StatementArguments {
-        StatementArguments(values.map { $0 as (any DatabaseValueConvertible)? })
     }
 
     /// Prepares an apply in the current transaction: the change log must be stamped already (so local
@@ -399,7 +393,7 @@ struct ChangeSetApplier {
                 let statement = try statement(statementKey, sql)
                 try triggerGuard.permit(table, key: key)
                 do {
-                    try statement.execute(arguments: Self.arguments(values))
+                    try statement.execute(arguments: StatementArguments(values: values))
                 } catch {
                     // A failed statement repeats its error when reset for the next use: prepare anew.
                     statements[statementKey] = nil
@@ -466,7 +460,7 @@ struct ChangeSetApplier {
         try triggerGuard.permit(table, key: change.key)
         try statement(StatementKey(purpose: .delete, table: table.name)) {
             "DELETE FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
-        }.execute(arguments: StatementArguments(try table.key.components(of: change.key)))
+        }.execute(arguments: StatementArguments(values: try table.key.components(of: change.key)))
         report.deletedRows += db.changesCount
         try statement(StatementKey(purpose: .addTombstone)) {
             """
@@ -483,7 +477,7 @@ struct ChangeSetApplier {
         let statement = try statement(StatementKey(purpose: .select, table: table.name)) {
             "SELECT * FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
         }
-        return try Row.fetchOne(statement, arguments: StatementArguments(try table.key.components(of: key)))
+        return try Row.fetchOne(statement, arguments: StatementArguments(values: try table.key.components(of: key)))
     }
 
     private mutating func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, databaseID: String)] {
@@ -524,7 +518,7 @@ struct ChangeSetApplier {
         try statement(StatementKey(purpose: .recordCellClock, rows: rows)) {
             "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES "
                 + Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
-        }.execute(arguments: Self.arguments(cellClockArguments))
+        }.execute(arguments: StatementArguments(values: cellClockArguments))
         cellClockArguments.removeAll(keepingCapacity: true)
     }
 }

@@ -152,7 +152,7 @@ extension LocalStore {
             let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + key.matches())
             for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
                 try triggerGuard.permit(table, key: rowKey)
-                try statement.execute(arguments: StatementArguments(try key.components(of: rowKey)))
+                try statement.execute(arguments: StatementArguments(values: try key.components(of: rowKey)))
             }
         }
         // Rows whose key is NULL are local only: kept here, never taken from the store.

@@ -56,7 +56,7 @@ struct PendingChangeFolder {
             let data = try IncrementalBlob.read(table.name, table.columns[index], rowid: row[0], length: length, in: db)
             return data.databaseValue
         }
-        guard let row = try Row.fetchOne(statement, arguments: StatementArguments(try table.key.components(of: entries.key))) else {
+        guard let row = try Row.fetchOne(statement, arguments: StatementArguments(values: try table.key.components(of: entries.key))) else {
             let clock = entries.pending.wholeRowClock ?? entries.pending.columnClocks.values.max() ?? .zero
             return RowChange(kind: .delete, table: table.name, key: entries.key, clock: clock)
         }

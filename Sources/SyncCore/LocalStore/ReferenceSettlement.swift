@@ -237,7 +237,7 @@ struct ReferenceSettlement {
         let row = try selecting(id, of: key)
         try db.execute(
             sql: "UPDATE main.\(key.childTable.sqlIdentifier) SET \(assignments) WHERE \(row.condition)",
-            arguments: StatementArguments(row.arguments)
+            arguments: StatementArguments(values: row.arguments)
         )
     }
 
@@ -249,7 +249,7 @@ struct ReferenceSettlement {
                 SELECT EXISTS (SELECT 1 FROM main.\(key.childTable.sqlIdentifier) AS c
                 WHERE \(row.condition) AND \(key.danglingCondition))
                 """,
-            arguments: StatementArguments(row.arguments)
+            arguments: StatementArguments(values: row.arguments)
         ) ?? false
     }
 

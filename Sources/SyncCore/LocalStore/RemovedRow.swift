@@ -24,7 +24,7 @@ public struct RemovedRow: Sendable, Equatable {
     static func remove(
         table: String, matching condition: String, _ arguments: [DatabaseValue], key: DatabaseValue, reason: String, in db: Database
     ) throws -> Bool {
-        let arguments = StatementArguments(arguments)
+        let arguments = StatementArguments(values: arguments)
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM main.\(table.sqlIdentifier) WHERE \(condition)", arguments: arguments) else {
             return false
         }
@@ -141,7 +141,7 @@ extension LocalStore {
     private static func reinstate(_ values: [String: DatabaseValue], key: DatabaseValue, into table: SyncedTable, in db: Database) throws -> Bool {
         guard try Row.fetchOne(
             db, sql: "SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.matches())",
-            arguments: StatementArguments(try table.key.components(of: key))
+            arguments: StatementArguments(values: try table.key.components(of: key))
         ) == nil else {
             return false
         }

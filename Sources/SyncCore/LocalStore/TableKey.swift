@@ -7,7 +7,9 @@ import GRDB
 /// - a table with one key column: the column's value itself;
 /// - a table with a composite key: TEXT, the key's values as SQL literals in the order of the
 ///   `PRIMARY KEY` clause, separated by commas, exactly as SQLite's `quote()` writes them:
-///   `'note-1','tag-2'`, `x'0a1b',42`, `'it''s',2.5`.
+///   `'note-1','tag-2'`, `X'0A1B',42`, `'it''s',2.5`. A REAL equal to an integer is written as
+///   that integer (`2`, not `2.0`): SQLite's key comparison holds 2 and 2.0 equal, so they must
+///   name one row.
 ///
 /// The composite form is computed in SQL, by `quote()`, wherever a row is captured or looked up by
 /// its key value, and never in Swift, so one rule makes it; Swift only reads it back into the
@@ -16,8 +18,11 @@ import GRDB
 /// as it takes to read back the same number), so equal keys give equal names and distinct keys
 /// distinct names.
 ///
-/// Edge case: a key column with a collation other than BINARY (`COLLATE NOCASE`) makes the table
-/// accept one key per collation-equal set; the row key is then the spelling stored.
+/// Edge cases: a key column with a collation other than BINARY (`COLLATE NOCASE`) makes the table
+/// accept one key per collation-equal set; the row key is then the spelling stored. A REAL that
+/// needs more than 15 significant digits is written by SQLite's own fallback format, whose last
+/// digits differed between CPU architectures before SQLite 3.43, and an infinite one is `Inf` before
+/// SQLite 3.44, `9.0e+999` after. TEXT is cut at a NUL character.
 struct TableKey: Sendable, Equatable {
     /// The key's columns, in the order of the `PRIMARY KEY` clause (at least one).
     let columns: [String]
@@ -33,7 +38,9 @@ struct TableKey: Sendable, Equatable {
     func value(of row: String? = nil) -> String {
         let names = qualified(row)
         guard isComposite else { return names[0] }
-        return names.map { "quote(\($0))" }.joined(separator: " || ',' || ")
+        return names.map { name in
+            "quote(iif(typeof(\(name)) = 'real' AND \(name) = CAST(\(name) AS INTEGER), CAST(\(name) AS INTEGER), \(name)))"
+        }.joined(separator: " || ',' || ")
     }
 
     /// The SQL condition that `row` has a key: none of its key columns is NULL. Rows that fail it
@@ -61,7 +68,8 @@ struct TableKey: Sendable, Equatable {
     /// The key's column values from a row key: the key itself for one column, the literals of the
     /// composite form read back otherwise.
     /// - Throws: ``ChangeSetFormatError`` (`malformed`) if `key` is not the composite form of as
-    ///   many values as the key has columns (a damaged or foreign change set).
+    ///   many values as the key has columns, none NULL, each spelled as ``value(of:)`` spells it
+    ///   (a damaged or foreign change set).
     func components(of key: DatabaseValue) throws -> [DatabaseValue] {
         guard isComposite else { return [key] }
         guard case .string(let text) = key.storage, let values = Self.literals(in: text), values.count == columns.count else {
@@ -74,8 +82,9 @@ struct TableKey: Sendable, Equatable {
         columns.map { column in row.map { "\($0).\(column.sqlIdentifier)" } ?? column.sqlIdentifier }
     }
 
-    /// Reads a comma-separated list of SQL literals as `quote()` writes them: `NULL`, integers,
-    /// reals, `'text'` (quotes doubled) and `X'hex'`; `nil` for anything else.
+    /// Reads a comma-separated list of SQL literals as ``value(of:)`` writes them: integers, reals
+    /// that are not integers, `'text'` (quotes doubled) and `X'HEX'`; `nil` for anything else
+    /// (`NULL`, `x'…'`, `+1`, `007`, `2.0`), which would name a row differently.
     static func literals(in text: String) -> [DatabaseValue]? {
         var values: [DatabaseValue] = []
         var rest = Array(text.utf8)[...]
@@ -109,7 +118,7 @@ struct TableKey: Sendable, Equatable {
                 index += 1
             }
             return nil
-        case UInt8(ascii: "X"), UInt8(ascii: "x"):
+        case UInt8(ascii: "X"):
             let body = text.dropFirst()
             guard body.first == quote, let end = body.dropFirst().firstIndex(of: quote) else { return nil }
             let hex = body[(body.startIndex + 1)..<end]
@@ -117,7 +126,8 @@ struct TableKey: Sendable, Equatable {
             var bytes = Data(capacity: hex.count / 2)
             var index = hex.startIndex
             while index < hex.endIndex {
-                guard let byte = UInt8(String(decoding: hex[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+                let digits = String(decoding: hex[index...index + 1], as: UTF8.self)
+                guard digits == digits.uppercased(), let byte = UInt8(digits, radix: 16) else { return nil }
                 bytes.append(byte)
                 index += 2
             }
@@ -126,10 +136,15 @@ struct TableKey: Sendable, Equatable {
             let end = text.firstIndex(of: UInt8(ascii: ",")) ?? text.endIndex
             let token = String(decoding: text[..<end], as: UTF8.self)
             let rest = text[end...]
-            if token == "NULL" { return (.null, rest) }
-            if let integer = Int64(token) { return (integer.databaseValue, rest) }
-            if token.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let real = Double(token) { return (real.databaseValue, rest) }
-            return nil
+            if let integer = Int64(token) {
+                return String(integer) == token ? (integer.databaseValue, rest) : nil
+            }
+            // SQLite before 3.44 writes an infinite REAL as `Inf`, later versions as `9.0e+999`.
+            if token == "Inf" || token == "-Inf" { return ((token == "Inf" ? Double.infinity : -Double.infinity).databaseValue, rest) }
+            guard token.contains(where: { $0 == "." || $0 == "e" }), let real = Double(token) else { return nil }
+            // An integral REAL within the integers' range is spelled as an integer.
+            if let integral = Int64(exactly: real), Double(integral) == real { return nil }
+            return (real.databaseValue, rest)
         }
     }
 }

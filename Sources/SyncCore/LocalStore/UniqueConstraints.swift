@@ -40,7 +40,7 @@ final class UniqueConstraints {
             let found = try DatabaseValue.fetchAll(
                 db,
                 sql: "SELECT \(table.key.value()) FROM main.\(table.name.sqlIdentifier) WHERE \(condition) AND \(table.key.value()) <> ?",
-                arguments: StatementArguments((values + [key]).map { $0 as (any DatabaseValueConvertible)? })
+                arguments: StatementArguments(values: values + [key])
             )
             for other in found where !keys.contains(other) { keys.append(other) }
         }

@@ -87,13 +87,13 @@ struct WholeStoreMerge {
         let name = table.name.sqlIdentifier
         let matchesKey = table.key.matches()
         let keyValues = try table.key.components(of: key)
-        let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(matchesKey)", arguments: StatementArguments(keyValues))
-        let stored = try Row.fetchOne(db, sql: "SELECT * FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(keyValues))
+        let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))
+        let stored = try Row.fetchOne(db, sql: "SELECT * FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))
         guard let local else {
             // Deleted here and not pushed: the deletion stays pending and wins over the store's row.
             if stored != nil {
                 try triggerGuard.permit(table, key: key)
-                try db.execute(sql: "DELETE FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(keyValues))
+                try db.execute(sql: "DELETE FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))
             }
             installation.rebasedChanges += 1
             return
@@ -174,7 +174,7 @@ struct WholeStoreMerge {
             key: key, table: table,
             attempt: {
                 try triggerGuard.permit(table, key: key)
-                try db.execute(sql: sql, arguments: StatementArguments(arguments.map { $0 as (any DatabaseValueConvertible)? }))
+                try db.execute(sql: sql, arguments: StatementArguments(values: arguments))
             },
             collisionRow: { row },
             removeLoser: { loser in
@@ -207,7 +207,7 @@ struct WholeStoreMerge {
         guard !present else { return }
         if let local = try Row.fetchOne(
             db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(table.key.matches())",
-            arguments: StatementArguments(try table.key.components(of: key))
+            arguments: StatementArguments(values: try table.key.components(of: key))
         ) {
             try RemovedRow.save(table: table.name, key: key, row: local, reason: reason, in: db)
         }

@@ -126,6 +126,14 @@ struct Synchronizer: Sendable {
         let totalBytes = sets.reduce(0) { $0 + $1.size }
         var bytesDone: Int64 = 0
         var heldBack: Set<SyncIdentifier> = []
+        /// Reports `set` as unreadable and holds back its client's later sets.
+        func holdBackUnreadable(_ set: RemoteSet, reason: String) {
+            report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: reason))
+            logger.warning("change set held back: unreadable", metadata: [
+                "set": "\(set.name.fileName)", "client": "\(set.client)", "reason": "\(reason)",
+            ])
+            heldBack.insert(set.client)
+        }
         try await withThrowingTaskGroup(of: (Int, Fetched).self) { group in
             var started = 0
             var fetched: [Int: Fetched] = [:]
@@ -161,6 +169,10 @@ struct Synchronizer: Sendable {
                         do {
                             let applied = try await local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
                             record(applied, from: set.client, into: &report)
+                        } catch let error as SyncError where error.underlying is ChangeSetFormatError {
+                            // Damage only the apply can see (a composite key that is not one): the
+                            // apply rolled back; the set is held back like one that cannot be read.
+                            holdBackUnreadable(set, reason: error.underlying.map { "\($0)" } ?? "")
                         } catch let error as SyncError {
                             guard let (table, column) = (error.underlying as? LocalStoreError)?.newerSchema else { throw error }
                             report.warnings.append(
@@ -174,11 +186,7 @@ struct Synchronizer: Sendable {
                     case .ready(let file, _)?:
                         file.remove()
                     case .unreadable(let reason)? where !heldBack.contains(set.client):
-                        report.warnings.append(.unreadableChangeSet(fileName: set.name.fileName, fromClient: set.client, reason: reason))
-                        logger.warning("change set held back: unreadable", metadata: [
-                            "set": "\(set.name.fileName)", "client": "\(set.client)", "reason": "\(reason)",
-                        ])
-                        heldBack.insert(set.client)
+                        holdBackUnreadable(set, reason: reason)
                     case .unreadable?, nil:
                         break
                     }
