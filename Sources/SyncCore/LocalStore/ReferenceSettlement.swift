@@ -92,7 +92,7 @@ struct ReferenceSettlement {
             try db.execute(sql: """
                 DROP TABLE IF EXISTS temp.rollingsync_scope;
                 CREATE TEMP TABLE rollingsync_scope (
-                    kind INTEGER NOT NULL, table_name TEXT NOT NULL, row_key NOT NULL,
+                    kind INTEGER NOT NULL, table_name TEXT NOT NULL, row_key NOT NULL\(componentColumns.map { ", \($0)" }.joined()),
                     PRIMARY KEY (kind, table_name, row_key)) WITHOUT ROWID;
                 DROP TABLE IF EXISTS temp.rollingsync_deleted_keys;
                 CREATE TEMP TABLE rollingsync_deleted_keys (
@@ -125,14 +125,36 @@ struct ReferenceSettlement {
 
     private func fillScope(touched: [String: [DatabaseValue]], deleted: [String: [DatabaseValue]]) throws {
         try db.execute(sql: "DELETE FROM temp.rollingsync_scope")
-        let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO temp.rollingsync_scope (kind, table_name, row_key) VALUES (?, ?, ?)")
+        let columns = (["kind", "table_name", "row_key"] + componentColumns).joined(separator: ", ")
+        let insert = try db.makeStatement(
+            sql: "INSERT OR IGNORE INTO temp.rollingsync_scope (\(columns)) VALUES (\(Array(repeating: "?", count: 3 + componentColumns.count).joined(separator: ", ")))"
+        )
         for (kind, rows) in [(0, touched), (1, deleted)] {
             for (table, keys) in rows {
+                let tableKey = synced[table.lowercased()]?.key
                 for key in keys {
-                    try insert.execute(arguments: [kind, table.lowercased(), key])
+                    // A composite key's values too, so its rows are found through their key's index.
+                    var components = try tableKey.map { $0.isComposite ? try $0.components(of: key) : [] } ?? []
+                    components += Array(repeating: DatabaseValue.null, count: componentColumns.count - components.count)
+                    try insert.execute(arguments: StatementArguments(values: [kind.databaseValue, table.lowercased().databaseValue, key] + components))
                 }
             }
         }
+    }
+
+    /// The scope's columns for the values of composite keys (`k0`, `k1`…), as many as the widest.
+    private var componentColumns: [String] {
+        let width = synced.values.map { $0.key.isComposite ? $0.keyColumns.count : 0 }.max() ?? 0
+        return (0..<width).map { "k\($0)" }
+    }
+
+    /// The condition that the row `c` whose key is made of `columns` (qualified, a composite key's
+    /// in its order; `identity` its row key) is in the scope of `kind` for `table`.
+    private func inScope(_ identity: String, columns: [String]?, kind: Int, table: String) -> String {
+        let selection = "FROM temp.rollingsync_scope WHERE kind = \(kind) AND table_name = \(table.sqlLiteral)"
+        guard let columns, columns.count > 1 else { return "\(identity) IN (SELECT row_key \(selection))" }
+        let components = columns.indices.map { "k\($0)" }.joined(separator: ", ")
+        return "(\(columns.joined(separator: ", "))) IN (SELECT \(components) \(selection))"
     }
 
     /// Settles the dangling rows of one foreign key within the scope.
@@ -151,11 +173,13 @@ struct ReferenceSettlement {
         if !everything {
             var scope: [String] = []
             if touched.keys.contains(where: { $0.lowercased() == child }) {
-                scope.append("\(identity) IN (SELECT row_key FROM temp.rollingsync_scope WHERE kind = 0 AND table_name = \(child.sqlLiteral))")
+                let columns = childTable.map { table in table.keyColumns.map { "c.\($0.sqlIdentifier)" } }
+                scope.append(inScope(identity, columns: columns, kind: 0, table: child))
             }
             if deletedTables.contains(parent) {
                 if let reference {
-                    scope.append("\(reference) IN (SELECT row_key FROM temp.rollingsync_scope WHERE kind = 1 AND table_name = \(parent.sqlLiteral))")
+                    let columns = parentTable.flatMap { Self.referencingColumns(of: key, parent: $0) }?.map { "c.\($0.sqlIdentifier)" }
+                    scope.append(inScope(reference, columns: columns, kind: 1, table: parent))
                 } else {
                     scope.append("1")
                 }
@@ -213,14 +237,19 @@ struct ReferenceSettlement {
     /// references the whole key of the synced `parent` (its columns in any order): the key's
     /// columns taken from the child's referencing columns; `nil` for a reference to other columns.
     private static func referencedKey(of key: ForeignKey, parent: SyncedTable) -> String? {
+        referencingColumns(of: key, parent: parent).map { TableKey(columns: $0).value(of: "c") }
+    }
+
+    /// The child's columns of `key` in the order of the synced `parent`'s key columns, when `key`
+    /// references the parent's whole key; `nil` otherwise.
+    private static func referencingColumns(of key: ForeignKey, parent: SyncedTable) -> [String]? {
         let referenced = key.parentColumns.map { $0.lowercased() }
         guard referenced.count == parent.keyColumns.count, Set(referenced) == Set(parent.keyColumns.map { $0.lowercased() }) else {
             return nil
         }
-        let childColumns = parent.keyColumns.compactMap { column in
+        return parent.keyColumns.compactMap { column in
             referenced.firstIndex(of: column.lowercased()).map { key.childColumns[$0] }
         }
-        return TableKey(columns: childColumns).value(of: "c")
     }
 
     /// The condition that selects the child row `id` of `key` (qualified by `row`), and its
