@@ -9,8 +9,9 @@ import Testing
 // BEGIN GettingStarted
 /// Opens the notes database of this device and binds it to the shared notebook.
 func openNotebook(database path: String, syncFolder: URL, device: String) async throws -> DocumentSyncManager {
-    // 1. The application's own database and tables. Synced tables need a globally unique
-    //    TEXT (or BLOB) primary key, such as a UUID, so devices never pick the same key.
+    // 1. The application's own database and tables. Synced tables need a primary key whose
+    //    values the app assigns, globally unique (a UUID), or a composite key (a join table's),
+    //    so devices never pick the same key.
     let database = try DatabaseQueue(path: path)
     try await database.write { db in
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS note (id TEXT PRIMARY KEY NOT NULL, title TEXT, body TEXT)")
