@@ -7,7 +7,9 @@ import Testing
 
 /// SyncCore's structure: RollingSync's local tables have one migrator and one owner (databases
 /// written by earlier releases upgrade and sync on; no file outside `Sources/SyncCore/LocalStore/`
-/// touches them; only `ChangeLog` writes the change log and switches capture), and its folders depend on each other one way (`Scripts/folder-graph.py`).
+/// touches them; only `ChangeLog` writes the change log and switches capture; only
+/// `RemoteFormatFile` tells remote formats apart, and the `Synchronizer` only orchestrates), and
+/// its folders depend on each other one way (`Scripts/folder-graph.py`).
 @Suite("Source structure: one owner per table, one writer of the change log, folders without cycles")
 struct SourceStructureTests {
     /// The repository's root, from this file's path.
@@ -89,6 +91,24 @@ struct SourceStructureTests {
         }
         #expect(offenders == [], "these files write the change log or flip capture; call ChangeLog instead")
         #expect(files.count > 100, "the sources were found")
+    }
+
+    @Test("only RemoteFormatFile.swift tells remote format versions apart; the Synchronizer knows neither backends, compression nor log texts")
+    func formatsAndPushHaveOneOwner() throws {
+        let sources = Self.repository.appendingPathComponent("Sources")
+        let owner = sources.appendingPathComponent("SyncCore/Remote/RemoteFormatFile.swift").path
+        let versionBranch = try Regex(#"\bformat\.version\s*(>=|<=|==|!=|<|>)|\bversion\s*>=\s*2\b"#)
+        var offenders: [String] = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        for file in files where file.pathExtension == "swift" && file.path != owner {
+            if try String(contentsOf: file, encoding: .utf8).contains(versionBranch) { offenders.append(file.lastPathComponent) }
+        }
+        #expect(offenders == [], "these files compare remote format versions; ask RemoteFormatFile's capabilities instead")
+        #expect(files.count > 100, "the sources were found")
+        let synchronizer = try String(contentsOf: sources.appendingPathComponent("SyncCore/Operations/Synchronizer.swift"), encoding: .utf8)
+        for detail in ["implicitDirectories", "ChangeSetCompression", "compressesChangeSets", "case .remoteDeleteDiscardedLocalChanges", "markPushed"] {
+            #expect(!synchronizer.contains(detail), "the Synchronizer handles \(detail); it belongs to the publisher, the coded remote or SyncLogText")
+        }
     }
 
     @Test("SyncCore's folders depend on each other one way (Scripts/folder-graph.py finds no cycle)")

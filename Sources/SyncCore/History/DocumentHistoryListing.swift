@@ -56,10 +56,7 @@ struct DocumentHistoryListing: Sendable {
     /// Lists the document at `layout`.
     static func read(remote: CodedRemote, layout: DocumentLayout, format: RemoteFormatFile) async throws -> DocumentHistoryListing {
         var listing = DocumentHistoryListing()
-        let known = Set(
-            [layout.documentInfo.name, layout.syncChanges.name, layout.recentSyncs.name, layout.wholeStores.name, layout.deletedClients.name]
-                + (format.keepsIntegrityKeyInRecentSyncs ? [] : [layout.integrityKeys.name])
-        )
+        let known = Set([layout.documentInfo.name] + layout.skeleton(format: format).map(\.name))
         for item in try await remote.listIfPresent(layout.root) ?? [] {
             if item.name == layout.documentInfo.name, !item.isDirectory {
                 listing.isComplete = true

@@ -293,8 +293,7 @@ struct HistoryVerifier: Sendable {
     /// The temporary files of uploads in every directory of the document (one extra request per
     /// directory).
     private func temporaryFileFindings(_ listing: DocumentHistoryListing) async throws -> [Finding] {
-        var directories = [layout.root, layout.syncChanges, layout.recentSyncs, layout.wholeStores, layout.deletedClients]
-        if !application.format.keepsIntegrityKeyInRecentSyncs { directories.append(layout.integrityKeys) }
+        var directories = [layout.root] + layout.skeleton(format: application.format)
         directories += listing.clientDirectories.sorted { $0.rawValue < $1.rawValue }.map { layout.changeSets(of: $0) }
         directories += Set(listing.units.map(\.client)).sorted { $0.rawValue < $1.rawValue }.map { layout.wholeStores(of: $0) }
         directories += listing.units.map { layout.wholeStoreUnit($0.name, of: $0.client) }

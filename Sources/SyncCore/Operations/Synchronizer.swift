@@ -84,7 +84,7 @@ struct Synchronizer: Sendable {
         if let client = found.missingHistory { return .historyMissing(client: client) }
         // Settle an upload an earlier sync left unknown before applying, so changes that are in
         // fact published are not treated as unpushed by conflict detection.
-        try await settleOutgoingSet()
+        try await publisher.settleUnknownUpload()
         try await apply(found.unapplied, into: &report)
         let outgoing = try await preparePush(into: &report)
         // A client's sets have increasing clocks, except a set re-written after its upload was found
@@ -104,12 +104,20 @@ struct Synchronizer: Sendable {
                 report.warnings.append(.lastSyncNotRecorded(reason: "\(error)"))
                 return .completed
             }
-            outgoing.file.remove()
+            publisher.discard(outgoing)
             throw error
         }
         if let outgoing {
             do {
-                try await push(outgoing, into: &report)
+                let published = try await publisher.publish(outgoing) { bytes in
+                    progress(SyncProgress(phase: .pushing, itemsTotal: 1, bytesTotal: bytes))
+                }
+                progress(SyncProgress(phase: .pushing, itemsDone: 1, itemsTotal: 1, bytesDone: published.byteCount, bytesTotal: published.byteCount))
+                logger.debug("pushed change set", metadata: [
+                    "set": "\(published.name.fileName)", "changes": "\(published.changeCount)", "bytes": "\(published.byteCount)",
+                ])
+                report.pushedChanges = published.changeCount
+                report.pushedSetName = published.name.fileName
             } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
                 // The client's directory vanished since it was last listed: it was removed.
                 logger.notice("change-set directory missing at push", metadata: ["set": "\(outgoing.name.fileName)"])
@@ -206,30 +214,6 @@ struct Synchronizer: Sendable {
         }
     }
 
-    /// A conflict decision for the log: the kind only (a merged value is never logged).
-    static func describe(_ resolution: ConflictResolution) -> String {
-        switch resolution {
-        case .local: "local"
-        case .remote: "remote"
-        case .merged: "merged"
-        }
-    }
-
-    /// A rule's warning for the log: its kind and table, never the row's key or values.
-    static func describe(_ warning: ApplyReport.Warning) -> String {
-        switch warning {
-        case .remoteDeleteDiscardedLocalChanges(let table, _): "remoteDeleteDiscardedLocalChanges(\(table))"
-        case .changeToDeletedRowIgnored(let table, _): "changeToDeletedRowIgnored(\(table))"
-        case .referenceCleared(let table, _, let columns, let parent): "referenceCleared(\(table).\(columns.joined(separator: ",")) → \(parent))"
-        case .rowRemovedWithDeletedParent(let table, _, let parent): "rowRemovedWithDeletedParent(\(table) → \(parent))"
-        case .rowRemovedByUniqueConstraint(let table, _, _): "rowRemovedByUniqueConstraint(\(table))"
-        case .changeRejectedByConstraint(let table, _, _): "changeRejectedByConstraint(\(table))"
-        case .droppedColumnIgnored(let table, let column): "droppedColumnIgnored(\(table).\(column))"
-        case .unsyncedTableIgnored(let table): "unsyncedTableIgnored(\(table))"
-        case .appTriggerWritesSkipped(let table, let keys): "appTriggerWritesSkipped(\(table), \(keys.count) rows)"
-        }
-    }
-
     /// How many change sets are downloaded ahead of the one being applied.
     static let downloadsAhead = 4
 
@@ -261,11 +245,11 @@ struct Synchronizer: Sendable {
         ])
         for decided in applied.conflicts {
             logger.debug("conflict decided", metadata: [
-                "table": "\(decided.conflict.table)", "column": "\(decided.conflict.column)", "resolution": "\(Self.describe(decided.resolution))",
+                "table": "\(decided.conflict.table)", "column": "\(decided.conflict.column)", "resolution": "\(decided.resolution.logText)",
             ])
         }
         for warning in applied.warnings {
-            logger.notice("rule applied", metadata: ["client": "\(client)", "warning": "\(Self.describe(warning))"])
+            logger.notice("rule applied", metadata: ["client": "\(client)", "warning": "\(warning.logText)"])
         }
         report.applyReports.append(applied)
         if !applied.wasAlreadyApplied {
@@ -276,99 +260,20 @@ struct Synchronizer: Sendable {
         report.warnings += applied.warnings.map { .apply($0, fromClient: client) }
     }
 
-    /// Settles references of pending deletions, then writes the pending changes as a new set and
-    /// records it as outgoing (before any upload); `nil` if there is nothing to push.
-    private func preparePush(into report: inout SyncReport) async throws -> PreparedPush? {
+    /// Settles references of pending deletions, reports rows that stay local, then has the
+    /// publisher write the pending changes as a new set recorded as outgoing (before any upload);
+    /// `nil` if there is nothing to push.
+    private func preparePush(into report: inout SyncReport) async throws -> ChangeSetPublisher.Prepared? {
         let settled = try await local { try localStore.settleReferencesOfPendingChanges() }
         for warning in settled {
-            logger.notice("rule applied before the push", metadata: ["warning": "\(Self.describe(warning))"])
+            logger.notice("rule applied before the push", metadata: ["warning": "\(warning.logText)"])
         }
         report.warnings += settled.map { .settledLocally($0) }
         for (table, count) in try await local({ try localStore.rowsWithoutKey() }) {
             logger.warning("rows without a key stay local", metadata: ["table": "\(table)", "rows": "\(count)"])
             report.warnings.append(.rowsWithoutKey(table: table, count: count))
         }
-        let scratch = try LocalScratchFile()
-        var file = scratch
-        let setID = UUID().uuidString
-        do {
-            guard let pending = try await local({ try localStore.writePendingChangeSet(to: scratch.url, setID: setID) }) else {
-                scratch.remove()
-                return nil
-            }
-            let outgoing = OutgoingChangeSet(name: ChangeSetName(clock: pending.summary.maximumClock, id: setID), pending: pending)
-            if format.compressesChangeSets {
-                file = try compressed(scratch)
-            }
-            try await local { try state.setOutgoing(outgoing) }
-            return PreparedPush(outgoing: outgoing, file: file)
-        } catch {
-            scratch.remove()
-            file.remove()
-            throw error
-        }
-    }
-
-    /// The compressed form of the set in `file` if it is smaller (removing `file` then), else `file`.
-    private func compressed(_ file: LocalScratchFile) throws -> LocalScratchFile {
-        let smaller = try LocalScratchFile()
-        do {
-            guard try ChangeSetCompression.compress(file.url, to: smaller.url) else {
-                smaller.remove()
-                return file
-            }
-        } catch {
-            smaller.remove()
-            throw SyncError(.local, "the change set could not be compressed: \(error)", underlying: error)
-        }
-        file.remove()
-        return smaller
-    }
-
-    /// A set written and recorded as outgoing, waiting for its upload.
-    private struct PreparedPush {
-        var outgoing: OutgoingChangeSet
-        var file: LocalScratchFile
-        var name: ChangeSetName { outgoing.name }
-    }
-
-    /// Uploads a prepared set and marks its changes pushed; removes its scratch file either way.
-    private func push(_ prepared: PreparedPush, into report: inout SyncReport) async throws {
-        defer { prepared.file.remove() }
-        let outgoing = prepared.outgoing
-        let size = try? FileManager.default.attributesOfItem(atPath: prepared.file.url.path)[.size] as? NSNumber
-        let bytes = size?.int64Value ?? Int64(outgoing.pending.summary.byteCount)
-        progress(SyncProgress(phase: .pushing, itemsTotal: 1, bytesTotal: bytes))
-        let target = layout.changeSet(outgoing.name, of: clientID)
-        // Where directories are implicit (S3), an upload into a removed directory would recreate
-        // it instead of failing: look first, so a removal is noticed as on other storage.
-        if remote.store.capabilities.implicitDirectories, let directory = target.parent, try await remote.exists(directory) == nil {
-            let missing = RemoteStoreError(.notFound, path: directory, message: "the change-set directory is gone")
-            throw SyncError(.remote, "remote storage failed: \(missing.message)", underlying: missing)
-        }
-        try await remote.upload(prepared.file.url, to: target)
-        try await local {
-            try localStore.markPushed(outgoing.pending)
-            try state.clearOutgoing()
-        }
-        progress(SyncProgress(phase: .pushing, itemsDone: 1, itemsTotal: 1, bytesDone: bytes, bytesTotal: bytes))
-        logger.debug("pushed change set", metadata: [
-            "set": "\(outgoing.name.fileName)", "changes": "\(outgoing.pending.summary.changeCount)", "bytes": "\(bytes)",
-        ])
-        report.pushedChanges = outgoing.pending.summary.changeCount
-        report.pushedSetName = outgoing.name.fileName
-    }
-
-    /// Settles a set whose upload an earlier sync started: uploads are atomic, so if the file is
-    /// there it arrived whole and is marked pushed; if not, it is forgotten and its changes, still
-    /// pending, go out in the next set.
-    private func settleOutgoingSet() async throws {
-        guard let outgoing = try await local({ try state.outgoing() }) else { return }
-        let alreadyMarked = try await local { try localStore.isApplied(setID: outgoing.pending.summary.header.setID) }
-        if !alreadyMarked, try await remote.exists(layout.changeSet(outgoing.name, of: clientID)) != nil {
-            try await local { try localStore.markPushed(outgoing.pending) }
-        }
-        try await local { try state.clearOutgoing() }
+        return try await publisher.prepare()
     }
 
     /// For each other client, the newest of its known sets that is applied here.
@@ -412,9 +317,14 @@ struct Synchronizer: Sendable {
         }
     }
 
-    /// Runs a local database call off the cooperative pool (``LocalStore/perform(_:)``),
-    /// wrapping its errors in ``SyncError/Code/local``.
+    /// Runs a local database call off the cooperative pool, wrapping its errors in
+    /// ``SyncError/Code/local`` (``LocalStore/performForSync(_:)``).
     private func local<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await localStore.perform { try SyncError.local("the local database failed", body) }
+        try await localStore.performForSync(body)
+    }
+
+    /// Writes, records and uploads this client's sets.
+    private var publisher: ChangeSetPublisher {
+        ChangeSetPublisher(remote: remote, layout: layout, format: format, clientID: clientID, localStore: localStore, state: state)
     }
 }

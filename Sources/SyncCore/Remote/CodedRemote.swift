@@ -22,6 +22,18 @@ struct CodedRemote: Sendable {
         try await remote { try await store.upload(contentsOf: encoded.url, to: path) }
     }
 
+    /// Encodes and uploads a local file into a directory that must exist: where a backend's
+    /// directories are implicit (S3), an upload into a removed directory would recreate it
+    /// instead of failing, so the directory is looked at first there.
+    /// - Throws: ``SyncError`` wrapping ``RemoteStoreError/Code/notFound`` if the directory is gone.
+    func upload(_ localFile: URL, intoExistingDirectoryAt path: RemotePath) async throws {
+        if store.capabilities.implicitDirectories, let directory = path.parent, try await exists(directory) == nil {
+            let missing = RemoteStoreError(.notFound, path: directory, message: "the directory is gone")
+            throw SyncError(.remote, "remote storage failed: \(missing.message)", underlying: missing)
+        }
+        try await upload(localFile, to: path)
+    }
+
     /// Downloads and decodes a file to `localFile`; `immutable` for a file written once under a
     /// unique name (see ``RemoteStore/downloadImmutableFile(_:to:)``).
     func download(_ path: RemotePath, to localFile: URL, immutable: Bool = false) async throws {

@@ -33,7 +33,8 @@ package struct DocumentLayout: Hashable, Sendable {
     /// `DeletedClients/`: tombstones of clients removed from this document.
     package var deletedClients: RemotePath { root / "DeletedClients" }
 
-    /// The directories created with a document of `format`.
+    /// The directories created with a document of `format`: every directory a document of that
+    /// format has directly under its root.
     func skeleton(format: RemoteFormatFile) -> [RemotePath] {
         (format.keepsIntegrityKeyInRecentSyncs ? [] : [integrityKeys]) + [syncChanges, recentSyncs, wholeStores, deletedClients]
     }

@@ -53,6 +53,11 @@ extension RemoteFormatFile {
     }
 }
 
+/// What each format version does differently: the one place that tells formats apart. Every
+/// other file asks these questions (or the owners of the answers: ``IntegrityKeyFile`` for where
+/// the key is, ``DocumentLayout/skeleton(format:)`` for the directories) and never compares
+/// versions. Formats differ by a few independent capabilities rather than by whole behaviours, so
+/// a format 3 adds or changes answers here instead of repeating the shared ones in a new type.
 extension RemoteFormatFile {
     /// Format 2: each last-sync marker names its client's newest change set
     /// (``RecentSyncName/NewestSet``) and is written before that set is uploaded.
