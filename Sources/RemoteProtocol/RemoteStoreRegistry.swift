@@ -63,8 +63,17 @@ public final class RemoteStoreRegistry: Sendable {
                 .unsupported,
                 message: "no backend is registered for the URL scheme '\(scheme)' "
                     + "(\(configuration.url.redactingPassword)); registered schemes: \(known)"
+                    + (Self.registrationHint(for: scheme).map { "; \($0)" } ?? "")
             )
         }
         return try await factory(configuration)
+    }
+
+    /// What to write to register the backend RollingSync ships for `scheme`, if it ships one.
+    static func registrationHint(for scheme: String) -> String? {
+        let backends = ["file": "FileRemote", "sftp": "SFTPRemote", "webdav": "WebDAVRemote", "webdavs": "WebDAVRemote", "s3": "S3Remote"]
+        guard let module = backends[scheme] else { return nil }
+        let type = module.replacingOccurrences(of: "Remote", with: "RemoteStore")
+        return "register it once before opening a store: `import \(module)` and `RemoteStoreRegistry.shared.register(\(type).self)`"
     }
 }

@@ -45,6 +45,19 @@ struct RemoteStoreRegistryTests {
         #expect(error.code == .unsupported)
         #expect(error.message.contains("'s3'"))
         #expect(error.message.contains("rec, recs"))
+        #expect(error.message.contains("`import S3Remote` and `RemoteStoreRegistry.shared.register(S3RemoteStore.self)`"), "\(error.message)")
+    }
+
+    @Test("a scheme of one of RollingSync's backends says how to register it; another scheme gets no such hint", arguments: [
+        ("file:///tmp/x", "register(FileRemoteStore.self)"), ("sftp://host/x", "register(SFTPRemoteStore.self)"),
+        ("webdavs://host/x", "register(WebDAVRemoteStore.self)"), ("gopher://host/x", nil),
+    ])
+    func missingBackendSaysHowToRegisterIt(url: String, hint: String?) async throws {
+        let error = try await #require(throws: RemoteStoreError.self) {
+            try await RemoteStoreRegistry().makeStore(for: URL(string: url)!)
+        }
+        #expect(error.message.contains("register it once before opening a store") == (hint != nil), "\(error.message)")
+        if let hint { #expect(error.message.contains(hint), "\(error.message)") }
     }
 
     @Test func passwordInTheURLIsRefusedAndNeverPrinted() async throws {

@@ -68,7 +68,7 @@ func openLibrary(notes: DatabaseQueue, tags: DatabaseQueue, store: any RemoteSto
     let application = ApplicationSyncManager(
         store: store,
         applicationID: try SyncIdentifier("com.example.notes"),
-        device: DeviceInfo(clientID: try SyncIdentifier(device), description: "\(device)'s notes")
+        device: DeviceInfo(clientID: SyncIdentifier(deriving: device), description: "\(device)'s notes")
     )
     let notesStore = try LocalStore(writer: notes)
     try notesStore.register(table: "note")
@@ -162,7 +162,7 @@ struct GettingStartedTests {
         }
         let tablesBefore = try await names("table")
 
-        await #expect { try await open(client: "../laptop") } throws: { ($0 as? SyncError)?.code == .invalidIdentifier }
+        await #expect { try await open(document: "../notebook") } throws: { ($0 as? SyncError)?.code == .invalidIdentifier }
         await #expect { try await open(remote: URL(string: "gopher://example.com/notes")) } throws: { error in
             (error as? RemoteStoreError)?.code == .unsupported && "\(error)".contains("file")
         }
@@ -179,6 +179,36 @@ struct GettingStartedTests {
         #expect(!noteTriggers.isEmpty)
         await #expect { try await open(document: "other", tables: ["note", "tag"]) } throws: { ($0 as? SyncError)?.code == .notRegistered }
         #expect(try await names("trigger") == noteTriggers, "tag was not registered for a document this database does not sync")
+    }
+
+    @Test("open takes a device name as the client: a valid identifier derived from it, the name kept as the description")
+    func openTakesADeviceName() async throws {
+        let shared = try TemporaryDirectory()
+        let registry = RemoteStoreRegistry()
+        registry.register(FileRemoteStore.self)
+        func open(_ database: DatabaseQueue, client: String) async throws -> DocumentSyncManager {
+            try await DocumentSyncManager.open(
+                database: database, remote: shared.url, registry: registry,
+                application: "com.example.notes", document: "notebook", client: client, tables: ["note"]
+            )
+        }
+        var managers: [DocumentSyncManager] = []
+        let names = ["Anna's iPhone (2)", "Anna-s-iPhone-2", "alice@laptop", "Ünïcødé 💻"]
+        for name in names {
+            let database = try DatabaseQueue()
+            try await database.write { db in try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT)") }
+            let manager = try await open(database, client: name)
+            _ = try await manager.synchronize()
+            #expect(try await open(database, client: name).synchronize().pushedChanges == 0, "the same name is the same client when opened again")
+            managers.append(manager)
+        }
+        let clients = try await managers[0].application.clients()
+        #expect(Set(clients.map(\.device.description)) == Set(names), "\(clients.map(\.device))")
+        #expect(Set(clients.map(\.device.clientID)).count == names.count, "different names stay different clients")
+        #expect(clients.contains { $0.device.clientID.rawValue == "Anna-s-iPhone-2" }, "a valid identifier is used as it is")
+        #expect(SyncIdentifier(deriving: "Anna's iPhone (2)").rawValue.hasPrefix("Anna-s-iPhone-2-"))
+        #expect(SyncIdentifier(deriving: "../..").rawValue.hasPrefix("client-"))
+        #expect(SyncIdentifier(deriving: String(repeating: "é", count: 300)).rawValue.utf8.count <= SyncIdentifier.maximumLength)
     }
 
     @Test("open publishes the rows of a table it registers for the first time, and only then")

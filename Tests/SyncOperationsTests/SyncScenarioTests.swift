@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SyncCore
+import TestSupport
 import Testing
 
 @Suite("Synchronization between clients")
@@ -56,8 +57,13 @@ struct SyncScenarioTests {
     /// Ben's resolver keeps his value against Anna's later edit; every client ends with Ben's value.
     /// Also run on the real servers (ServerSyncScenarioTests).
     static func resolverDecisionConverges(through remote: TestRemote) async throws {
-        // Ben keeps his own value whatever the clocks say.
-        let keepLocal = ScriptedDelegate(conflictResolver: ConflictResolver { _ in .local })
+        // Ben keeps his own value whatever the clocks say, if the conflict names both clients.
+        let keepLocal = ScriptedDelegate(conflictResolver: ConflictResolver { conflict in
+            guard conflict.localClientID?.rawValue == "ben", conflict.remoteClientID?.rawValue == "anna" else {
+                throw TestSupportError("the conflict does not name the clients: \(conflict)")
+            }
+            return .local
+        })
         let anna = try TestClient("anna", remote: remote.store)
         let ben = try TestClient("ben", remote: remote.store, delegate: keepLocal)
         let carl = try TestClient("carl", remote: remote.store)
@@ -73,6 +79,7 @@ struct SyncScenarioTests {
         #expect(benReport.conflicts.count == 1)
         #expect(benReport.conflicts.first?.resolution == .local)
         #expect(benReport.conflicts.first?.conflict.remoteValue == "Anna's title".databaseValue)
+        #expect(benReport.conflicts.first?.conflict.remoteClientID?.rawValue == "anna" && benReport.conflicts.first?.conflict.localClientID?.rawValue == "ben")
         for client in [anna, carl, ben, anna, carl] {
             try await client.sync()
         }

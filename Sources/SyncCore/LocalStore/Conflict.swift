@@ -15,12 +15,19 @@ public struct Conflict: Sendable, Equatable {
     public var localClock: HLCTimestamp
     /// This database's database id.
     public var localDatabaseID: String
+    /// This client's identifier, as the application chose it, when the conflict is met by a
+    /// sync; `nil` where no client is involved (an apply or preview of a file).
+    public var localClientID: SyncIdentifier?
     /// The incoming value.
     public var remoteValue: DatabaseValue
     /// When the incoming value was written.
     public var remoteClock: HLCTimestamp
-    /// The client that wrote the incoming value.
+    /// The database id of the client that wrote the incoming value.
     public var remoteDatabaseID: String
+    /// The identifier of the client whose change set brought the incoming value, when the
+    /// conflict is met by a sync applying that set; `nil` where it is not known (an apply or
+    /// preview of a file, a re-base on a whole store).
+    public var remoteClientID: SyncIdentifier?
 
     /// Creates a conflict description.
     public init(
@@ -32,7 +39,9 @@ public struct Conflict: Sendable, Equatable {
         localDatabaseID: String,
         remoteValue: DatabaseValue,
         remoteClock: HLCTimestamp,
-        remoteDatabaseID: String
+        remoteDatabaseID: String,
+        localClientID: SyncIdentifier? = nil,
+        remoteClientID: SyncIdentifier? = nil
     ) {
         self.table = table
         self.key = key
@@ -43,6 +52,16 @@ public struct Conflict: Sendable, Equatable {
         self.remoteValue = remoteValue
         self.remoteClock = remoteClock
         self.remoteDatabaseID = remoteDatabaseID
+        self.localClientID = localClientID
+        self.remoteClientID = remoteClientID
+    }
+
+    /// The conflict with the clients that wrote its two values.
+    func between(local: SyncIdentifier, remote: SyncIdentifier) -> Conflict {
+        var conflict = self
+        conflict.localClientID = local
+        conflict.remoteClientID = remote
+        return conflict
     }
 
     /// The last-writer-wins verdict: the remote value wins when its (clock, database id) pair is the

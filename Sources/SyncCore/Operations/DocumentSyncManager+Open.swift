@@ -43,15 +43,17 @@ extension DocumentSyncManager {
     ///   - registry: where the backends are registered (`RemoteStoreRegistry.shared` by default).
     ///   - applicationID: the application, shared by all its devices.
     ///   - documentID: the document this database holds.
-    ///   - clientID: this device, unique within the application.
+    ///   - clientID: this device, unique within the application: any text, such as the device's
+    ///     name (`"Anna's iPhone (2)"`); text that is not a valid ``SyncIdentifier`` is turned into
+    ///     one by ``SyncIdentifier/init(deriving:)``, always the same for the same text.
     ///   - tables: the synced tables.
-    ///   - clientDescription: a description of this client for people; `clientID` when `nil`.
+    ///   - clientDescription: a description of this client for people; `clientID` as given when `nil`.
     ///   - documentDescription: stored with the document if this client creates it.
     ///   - encryption: how encrypted remote data is created and unlocked; `nil` for none.
     ///   - delegate: the application's decisions; `nil` takes every default.
     ///   - logger: where RollingSync logs what it does (nothing by default).
-    /// - Throws: ``SyncError`` with ``SyncError/Code/invalidIdentifier`` for an identifier
-    ///   RollingSync refuses (see ``SyncIdentifier``), or ``SyncError/Code/notRegistered`` if the
+    /// - Throws: ``SyncError`` with ``SyncError/Code/invalidIdentifier`` for an application or
+    ///   document identifier RollingSync refuses (see ``SyncIdentifier``), or ``SyncError/Code/notRegistered`` if the
     ///   database is bound to another document or client; `RemoteStoreError` with code
     ///   `unsupported` when no backend is registered for the URL's scheme, or what the backend
     ///   throws for its settings or its server; ``LocalStoreError`` for a table that cannot be
@@ -73,7 +75,7 @@ extension DocumentSyncManager {
     ) async throws -> DocumentSyncManager {
         let application = try SyncIdentifier(applicationID)
         let document = try SyncIdentifier(documentID)
-        let client = try SyncIdentifier(clientID)
+        let client = SyncIdentifier(deriving: clientID)
         try await database.read { db in
             for table in tables { _ = try SyncedTable.inspect(table, in: db) }
         }

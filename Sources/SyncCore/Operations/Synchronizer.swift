@@ -175,7 +175,11 @@ struct Synchronizer: Sendable {
                             )
                         )
                         do {
-                            let applied = try await local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
+                            // The resolver and the report see the clients the app chose, not only database ids.
+                            let (own, writer, appResolver) = (clientID, set.client, resolver)
+                            let resolver = ConflictResolver { try appResolver.resolve($0.between(local: own, remote: writer)) }
+                            var applied = try await local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
+                            applied.conflicts = applied.conflicts.map { .init(conflict: $0.conflict.between(local: own, remote: writer), resolution: $0.resolution) }
                             record(applied, from: set.client, into: &report)
                         } catch let error as SyncError where error.underlying is ChangeSetFormatError {
                             // Damage only the apply can see (a composite key that is not one): the

@@ -1,3 +1,5 @@
+import Foundation
+import Crypto
 import RemoteProtocol
 
 /// An identifier an application chooses for itself, a document or a client, which RollingSync
@@ -29,6 +31,29 @@ public struct SyncIdentifier: Hashable, Sendable, Comparable, Codable, CustomStr
             throw SyncError(.invalidIdentifier, "the identifier '\(rawValue)' must not start with '.' or '-'")
         }
         self.rawValue = rawValue
+    }
+
+    /// An identifier for any text, such as a device name (`"Anna's iPhone (2)"`, `"alice@laptop"`):
+    /// the text itself when it is a valid identifier; otherwise its letters A–Z and a–z, digits,
+    /// `.`, `_` and `-` (every other character becoming `-`, runs of them one, at most 60 bytes),
+    /// then `-` and 16 hex digits of the text's SHA-256, so that different texts stay different
+    /// identifiers (`Anna-s-iPhone-2-3f0c…`). Never fails; one text always gives one identifier.
+    public init(deriving text: String) {
+        if let valid = try? SyncIdentifier(text) {
+            self = valid
+            return
+        }
+        var kept: [UInt8] = []
+        for byte in text.utf8 {
+            let allowed = Self.isAllowed(byte) ? byte : UInt8(ascii: "-")
+            if allowed == UInt8(ascii: "-"), kept.last == UInt8(ascii: "-") { continue }
+            kept.append(allowed)
+        }
+        let stem = kept.drop { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }.prefix(60)
+        let digest = SHA256.hash(data: Data(text.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+        let name = (stem.isEmpty ? "client" : String(decoding: stem, as: UTF8.self)) + (stem.last == UInt8(ascii: "-") ? "" : "-") + digest
+        // Built from allowed characters, not starting with '.' or '-', at most 77 bytes: valid.
+        rawValue = name
     }
 
     private static func isAllowed(_ byte: UInt8) -> Bool {
