@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SyncCore
 
 /// The `rollsync` tool's configuration of one database, kept in that database's own table
 /// `rollingsync_cli_settings` (key, value), created by the migration `rollsync-cli-v1`.
@@ -44,8 +45,8 @@ struct CommandLineSettings: Sendable, Equatable {
         static let lastSync = "last-sync"
     }
 
-    static let migrator: DatabaseMigrator = {
-        var migrator = DatabaseMigrator()
+    static let migrator: RollingSyncMigrator = {
+        var migrator = RollingSyncMigrator(formerGRDBIdentifiers: ["rollsync-cli-v1"])
         migrator.registerMigration("rollsync-cli-v1") { db in
             try db.execute(sql: "CREATE TABLE rollingsync_cli_settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
         }

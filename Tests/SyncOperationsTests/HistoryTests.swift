@@ -157,7 +157,11 @@ struct HistoryTests {
         for client in [anna, ben] {
             _ = try client.localStore.changeSchema { db in try db.execute(sql: "ALTER TABLE note ADD COLUMN priority INTEGER DEFAULT 0") }
             // What an application's own migrator would also have done and recorded.
-            try client.execute("CREATE INDEX note_priority ON note (priority); INSERT INTO grdb_migrations VALUES ('app v2: priority')")
+            try client.execute("""
+                CREATE INDEX note_priority ON note (priority);
+                CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                INSERT INTO grdb_migrations VALUES ('app v2: priority');
+                """)
         }
         let beforeEdit = Date()
         await ScriptedHistory.waitForNextMillisecond(after: beforeEdit)

@@ -114,7 +114,7 @@ extension LocalStore {
     /// ``writeEmptyDatabase(withSchemaOf:to:)``.
     private static let configurationTables = [
         "\(LocalStoreSchema.prefix)state", "\(LocalStoreSchema.prefix)tables", "\(LocalStoreSchema.prefix)dropped_columns",
-        "\(LocalStoreSchema.prefix)unsynced_tables", "grdb_migrations",
+        "\(LocalStoreSchema.prefix)unsynced_tables", RollingSyncMigrator.table, "grdb_migrations",
     ]
 }
 
@@ -181,7 +181,10 @@ extension LocalStore {
             for object in objects where !existing.contains(object.name) {
                 if (try? db.execute(sql: object.sql)) != nil { changed = true }
             }
-            if try db.tableExists("grdb_migrations") {
+            let migrations = migrations.filter { !LocalStoreSchema.formerGRDBIdentifiers.contains($0) }
+            if !migrations.isEmpty {
+                // As GRDB's migrator creates it.
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
                 for identifier in migrations {
                     try db.execute(sql: "INSERT OR IGNORE INTO grdb_migrations (identifier) VALUES (?)", arguments: [identifier])
                 }

@@ -1,12 +1,12 @@
 import Foundation
 import GRDB
 
-/// RollingSync's own tables, created next to the application's tables and versioned with one GRDB
-/// `DatabaseMigrator` (``migrator``), which ``LocalStore/init(writer:)`` runs; their readers and
-/// writers all live in this folder (``LocalStore`` and its extensions, ``LocalSyncState``). Every name starts with ``prefix``; applications must not use that prefix.
-/// The migrator shares GRDB's `grdb_migrations` table with an application migrator; its identifiers
-/// start with "rollingsync" so they never collide (an application migrator set to
-/// `eraseDatabaseOnSchemaChange` would see them as unknown and erase the database: don't combine).
+/// RollingSync's own tables, created next to the application's tables and versioned with one
+/// ``RollingSyncMigrator`` (``migrator``), which ``LocalStore/init(writer:)`` runs; their readers
+/// and writers all live in this folder (``LocalStore`` and its extensions, ``LocalSyncState``).
+/// Every name starts with ``prefix``; applications must not use that prefix. The applied
+/// migrations are recorded in `rollingsync_migrations`, never in the application's
+/// `grdb_migrations` (see ``RollingSyncMigrator``).
 ///
 /// - `rollingsync_state`: one row; this database's database id, the newest hybrid logical clock issued
 ///   or seen (see ``ChangeLog``), and the capture switch `applying` the capture triggers check (owned by ``ChangeLog``).
@@ -90,8 +90,15 @@ enum LocalStoreSchema {
         try db.execute(sql: "DELETE FROM rollingsync_applied_clocks")
     }
 
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
+    /// The identifiers of ``migrator``'s migrations that releases before 2026-11-26 recorded in
+    /// GRDB's `grdb_migrations`.
+    static let formerGRDBIdentifiers: Set<String> = [
+        "rollingsync v1", "rollingsync v2: removed rows", "rollingsync v3: schema evolution",
+        "rollingsync_registration", "rollingsync_registration own sets",
+    ]
+
+    static var migrator: RollingSyncMigrator {
+        var migrator = RollingSyncMigrator(formerGRDBIdentifiers: formerGRDBIdentifiers)
         migrator.registerMigration("rollingsync v1") { db in
             try db.execute(sql: """
                 CREATE TABLE rollingsync_state (
