@@ -25,5 +25,7 @@ if grep -E "^$PWD/(Sources|Tests|Benchmarks)/[^:]+:[0-9]+:[0-9]+: warning:" .tes
 fi
 # The DocC catalogs build without a warning (a link to a symbol that is not public fails).
 Scripts/docs.sh .build/docs
+# The guide's package wiring and first example build in a package of their own, as an app's would.
+Scripts/guide-package.sh
 
 swift test --skip-build "$@"
