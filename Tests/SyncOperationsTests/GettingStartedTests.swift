@@ -181,6 +181,30 @@ struct GettingStartedTests {
         #expect(try await names("trigger") == noteTriggers, "tag was not registered for a document this database does not sync")
     }
 
+    @Test("a refused open leaves the database file byte for byte as it was")
+    func refusedOpenLeavesTheFileAsItWas() async throws {
+        let folder = try TemporaryDirectory()
+        let shared = try TemporaryDirectory()
+        let registry = RemoteStoreRegistry()
+        registry.register(FileRemoteStore.self)
+        let file = folder.url.appendingPathComponent("app.sqlite")
+        let database = try DatabaseQueue(path: file.path)
+        try await database.write { db in
+            try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT); CREATE TABLE counter (n INTEGER PRIMARY KEY)")
+        }
+        let before = try Data(contentsOf: file)
+        for (tables, remote) in [(["note", "counter"], shared.url), (["note"], URL(string: "gopher://example.com/notes")!)] {
+            await #expect(throws: (any Error).self) {
+                _ = try await DocumentSyncManager.open(
+                    database: database, remote: remote, registry: registry,
+                    application: "com.example.notes", document: "notebook", client: "laptop", tables: tables
+                )
+            }
+            #expect(try Data(contentsOf: file) == before, "\(tables) \(remote)")
+        }
+        #expect(FileManager.default.fileExists(atPath: file.path + "-journal") == false)
+    }
+
     @Test("open takes a device name as the client: a valid identifier derived from it, the name kept as the description")
     func openTakesADeviceName() async throws {
         let shared = try TemporaryDirectory()
