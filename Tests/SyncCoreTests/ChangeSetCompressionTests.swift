@@ -93,4 +93,46 @@ struct ChangeSetCompressionTests {
             #expect(try Data(contentsOf: file) == bytes, "\(what): the file is left as it was")
         }
     }
+
+    /// A compressed "set" of `zeros` zero bytes whose header announces `announced` bytes.
+    static func zeroBomb(_ zeros: Int, announcing announced: UInt64, in directory: URL) throws -> URL {
+        let plain = directory.appendingPathComponent("zeros-\(zeros)")
+        _ = FileManager.default.createFile(atPath: plain.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: plain)
+        let megabyte = Data(count: 1 << 20)
+        for _ in 0..<(zeros >> 20) { try handle.write(contentsOf: megabyte) }
+        try handle.close()
+        var header = Data(ChangeSetCompression.magic)
+        header.append(1)
+        withUnsafeBytes(of: announced.littleEndian) { header.append(contentsOf: $0) }
+        let bomb = directory.appendingPathComponent("bomb-\(zeros)-\(announced)")
+        try ZlibStream.compress(plain, to: bomb, header: header)
+        try FileManager.default.removeItem(at: plain)
+        return bomb
+    }
+
+    @Test("a set that expands beyond the size its header announces is refused as soon as it does, having written no more than that")
+    func expansionIsBoundedByTheHeader() throws {
+        let directory = try ChangeSetFormatTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // 256 MiB of zeros compress to about 256 KiB; the header claims 1 MiB.
+        let bomb = try Self.zeroBomb(256 << 20, announcing: 1 << 20, in: directory)
+        let compressedSize = try Self.size(bomb)
+        #expect(compressedSize < 1 << 20)
+        let error = try #require(throws: ChangeSetCompression.Failure.self) { try ChangeSetCompression.expandIfCompressed(bomb) }
+        #expect(error.description.contains("expands beyond 1048576 bytes"), "\(error)")
+        #expect(try Self.size(bomb) == compressedSize, "the file is left as it was")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(".expanding-") }
+        #expect(leftovers.isEmpty, "the partial expansion is removed")
+    }
+
+    @Test("a set whose announced size the disk cannot take is refused before anything is written")
+    func expansionNeedsRoomOnDisk() throws {
+        let directory = try ChangeSetFormatTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bomb = try Self.zeroBomb(1 << 20, announcing: UInt64(1) << 60, in: directory)
+        let error = try #require(throws: SyncError.self) { try ChangeSetCompression.expandIfCompressed(bomb) }
+        #expect(error.code == .local && error.message.contains("more than the disk can take"), "\(error)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasPrefix(".expanding-") })
+    }
 }

@@ -20,6 +20,8 @@ package enum ChangeSetCompression {
     package static let magic: [UInt8] = [0x52, 0x53, 0x43, 0x5A]
     /// The bytes before the compressed stream.
     static let headerLength = 13
+    /// The free disk space an expansion leaves untouched: 64 MiB.
+    static let diskReserve: UInt64 = 64 * 1024 * 1024
 
     /// How the stream is compressed.
     enum Method: UInt8 {
@@ -50,8 +52,13 @@ package enum ChangeSetCompression {
     }
 
     /// Expands `file` in place if it is a compressed change set; leaves any other file as it is.
+    ///
+    /// The expansion never writes more than the size the header announces (a stream that expands
+    /// further is refused as soon as it does), and starts only if the file system has room for it
+    /// with ``diskReserve`` to spare, so a damaged or hostile set cannot fill the disk.
     /// - Throws: ``Failure`` for an unknown method, a damaged or truncated stream, or an expanded
-    ///   size that differs from the header's.
+    ///   size that differs from the header's; ``SyncError`` (``SyncError/Code/local``) when the disk
+    ///   has no room for the expanded set (nothing is written then).
     package static func expandIfCompressed(_ file: URL) throws {
         let handle = try FileHandle(forReadingFrom: file)
         let header = try handle.read(upToCount: headerLength) ?? Data()
@@ -62,9 +69,16 @@ package enum ChangeSetCompression {
             throw Failure(description: "the change set is compressed with an unknown method (\(header[header.startIndex + 4]))")
         }
         let expectedSize = header.suffix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let expanded = file.deletingLastPathComponent().appendingPathComponent(".expanding-\(UUID().uuidString)")
+        let directory = file.deletingLastPathComponent()
+        let free = (try? FileManager.default.attributesOfFileSystem(forPath: directory.path)[.systemFreeSize] as? NSNumber)?.uint64Value
+        if let free, free < diskReserve || expectedSize > free - diskReserve {
+            throw SyncError(
+                .local, "the change set would expand to \(expectedSize) bytes, more than the disk can take (\(free) bytes free, \(diskReserve) kept spare)"
+            )
+        }
+        let expanded = directory.appendingPathComponent(".expanding-\(UUID().uuidString)")
         do {
-            try ZlibStream.decompress(file, skipping: UInt64(headerLength), to: expanded)
+            try ZlibStream.decompress(file, skipping: UInt64(headerLength), to: expanded, limit: expectedSize)
             let size = (try FileManager.default.attributesOfItem(atPath: expanded.path)[.size] as? NSNumber)?.uint64Value
             guard size == expectedSize else {
                 throw Failure(description: "the change set expands to \(size ?? 0) bytes, not the \(expectedSize) its header says")

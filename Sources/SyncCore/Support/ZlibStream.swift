@@ -14,18 +14,23 @@ enum ZlibStream {
     /// Compresses `source` into a new file at `destination` (replaced if present) that starts
     /// with `header`, calling `progress` with the bytes of `source` read so far after each chunk.
     static func compress(_ source: URL, to destination: URL, header: Data = Data(), progress: (Int64) -> Void = { _ in }) throws {
-        try run(source, destination, compressing: true, offset: 0, header: header, progress: progress)
+        try run(source, destination, compressing: true, offset: 0, header: header, outputLimit: nil, progress: progress)
     }
 
     /// Expands the zlib stream that starts `offset` bytes into `source` into `destination`,
-    /// refusing a truncated or damaged stream and any bytes after its end; calls `progress` with
-    /// the bytes of `source` read so far after each chunk.
-    static func decompress(_ source: URL, skipping offset: UInt64 = 0, to destination: URL, progress: (Int64) -> Void = { _ in }) throws {
-        try run(source, destination, compressing: false, offset: offset, header: Data(), progress: progress)
+    /// refusing a truncated or damaged stream, any bytes after its end, and (with `limit`) a
+    /// stream that expands to more than `limit` bytes, as soon as it does, so a damaged or hostile
+    /// stream never writes more than that; calls `progress` with the bytes of `source` read so
+    /// far after each chunk.
+    static func decompress(
+        _ source: URL, skipping offset: UInt64 = 0, to destination: URL, limit: UInt64? = nil, progress: (Int64) -> Void = { _ in }
+    ) throws {
+        try run(source, destination, compressing: false, offset: offset, header: Data(), outputLimit: limit, progress: progress)
     }
 
     private static func run(
-        _ source: URL, _ destination: URL, compressing: Bool, offset: UInt64, header: Data, progress: (Int64) -> Void
+        _ source: URL, _ destination: URL, compressing: Bool, offset: UInt64, header: Data, outputLimit: UInt64?,
+        progress: (Int64) -> Void
     ) throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
@@ -46,6 +51,7 @@ enum ZlibStream {
         var outputBuffer = [UInt8](repeating: 0, count: chunkSize)
         var finished = false
         var bytesRead: Int64 = 0
+        var bytesWritten: UInt64 = 0
         while !finished {
             let chunk = try input.read(upToCount: chunkSize) ?? Data()
             let atEnd = chunk.isEmpty
@@ -64,6 +70,10 @@ enum ZlibStream {
                         let status = compressing ? deflate(&stream, atEnd ? Z_FINISH : Z_NO_FLUSH) : inflate(&stream, Z_NO_FLUSH)
                         let produced = outputPointer.count - Int(stream.avail_out)
                         if produced > 0 {
+                            bytesWritten += UInt64(produced)
+                            if let outputLimit, bytesWritten > outputLimit {
+                                throw Failure(description: "the stream expands beyond \(outputLimit) bytes")
+                            }
                             try output.write(contentsOf: UnsafeBufferPointer(rebasing: outputPointer[..<produced]))
                         }
                         return status

@@ -113,7 +113,8 @@ struct WholeStoreDownloader: Sendable {
         let store = try LocalScratchFile()
         do {
             progress(SyncProgress(phase: .decompressing, bytesTotal: storeSize))
-            try ZlibStream.decompress(compressed.url, to: store.url) { [progress] done in
+            // Never more than the manifest announces, so a damaged or hostile store cannot fill the disk.
+            try ZlibStream.decompress(compressed.url, to: store.url, limit: UInt64(max(0, manifest.uncompressedStore.size))) { [progress] done in
                 progress(SyncProgress(phase: .decompressing, bytesDone: done, bytesTotal: storeSize))
             }
             progress(SyncProgress(phase: .verifying))
