@@ -11,7 +11,9 @@ enum WatchLine {
         case start
         /// Writes to the database (by any process) since the last sync, after the delay.
         case localChanges
-        /// The periodic remote check found another client's new sync, or unpushed local changes.
+        /// A remote check found another client's new change set.
+        case remoteAnnouncement
+        /// A remote check found unpushed local changes, or retried a set announced before its upload.
         case remoteCheck
 
         /// The trigger as people read it.
@@ -19,6 +21,7 @@ enum WatchLine {
             switch self {
             case .start: "start"
             case .localChanges: "local changes"
+            case .remoteAnnouncement: "another client's changes"
             case .remoteCheck: "remote check"
             }
         }
@@ -57,13 +60,15 @@ enum WatchLine {
         var remote: String
         var delaySeconds: Double
         var intervalSeconds: Double
+        var activeIntervalSeconds: Double
         var maximumBackoffSeconds: Double
         var at: Date
 
         var humanLines: [String] {
             [
                 "\(time(at)) watching \(database) (remote \(remote)): a sync \(text(.seconds(delaySeconds))) after local changes, "
-                    + "a remote check every \(text(.seconds(intervalSeconds))), retries backing off up to \(text(.seconds(maximumBackoffSeconds))); "
+                    + "remote checks \(text(.seconds(activeIntervalSeconds))) after activity slowing to one every "
+                    + "\(text(.seconds(intervalSeconds))), retries backing off up to \(text(.seconds(maximumBackoffSeconds))); "
                     + "stop with Ctrl-C or SIGTERM"
             ]
         }

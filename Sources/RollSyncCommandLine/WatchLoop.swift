@@ -28,8 +28,10 @@ actor WatchLoop {
     struct Timing: Sendable {
         /// After local changes, before the sync.
         var delay: Duration
-        /// Between remote checks.
+        /// Between remote checks while quiet (the longest wait).
         var interval: Duration
+        /// Between remote checks after activity.
+        var activeInterval: Duration
         /// The longest wait between attempts while failing.
         var maximumBackoff: Duration
         /// Between checks of the database for other processes' commits.
@@ -37,7 +39,9 @@ actor WatchLoop {
 
         /// AutomaticSync's configuration.
         var configuration: AutomaticSyncConfiguration {
-            AutomaticSyncConfiguration(delayAfterLocalChanges: delay, pollInterval: interval, maximumBackoff: maximumBackoff)
+            AutomaticSyncConfiguration(
+                delayAfterLocalChanges: delay, pollInterval: interval, activePollInterval: activeInterval, maximumBackoff: maximumBackoff
+            )
         }
 
         /// The wait after a failure when the previous wait was `previous` (zero at first): doubling
@@ -139,7 +143,8 @@ actor WatchLoop {
         emit(
             WatchLine.Started(
                 database: path, remote: settings.remoteLocation.displayURL, delaySeconds: WatchLine.seconds(timing.delay),
-                intervalSeconds: WatchLine.seconds(timing.interval), maximumBackoffSeconds: WatchLine.seconds(timing.maximumBackoff),
+                intervalSeconds: WatchLine.seconds(timing.interval), activeIntervalSeconds: WatchLine.seconds(timing.configuration.activePollInterval),
+                maximumBackoffSeconds: WatchLine.seconds(timing.maximumBackoff),
                 at: Date()
             )
         )
@@ -177,6 +182,7 @@ actor WatchLoop {
             let line: WatchLine.Trigger = switch trigger {
             case .start: .start
             case .localChanges: .localChanges
+            case .remoteAnnouncement: .remoteAnnouncement
             case .poll: .remoteCheck
             }
             if line != .localChanges {

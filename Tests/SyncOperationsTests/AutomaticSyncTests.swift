@@ -18,13 +18,13 @@ struct AutomaticSyncTests {
     }
 
     /// Anna and Ben on a fresh in-memory remote, synced once, and anna's automatic sync started on
-    /// a test clock: 2 s after local changes, a poll every 60 s, back-off up to 200 s.
+    /// a test clock: 2 s after local changes, a poll every 60 s (a flat curve), back-off up to 200 s.
     private static func startedPair() async throws -> (TestRemote, TestClient, TestClient, TestClock, AutomaticSync) {
         let remote = try TestRemote(.memory)
         let (anna, ben) = try await TestClient.syncedPair(on: remote)
         let clock = TestClock()
         let configuration = AutomaticSyncConfiguration(
-            delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), maximumBackoff: .seconds(200)
+            delayAfterLocalChanges: .seconds(2), pollInterval: .seconds(60), activePollInterval: .seconds(60), maximumBackoff: .seconds(200)
         )
         let automatic = AutomaticSync(manager: anna.manager, configuration: configuration, clock: clock)
         await automatic.start()
@@ -57,8 +57,8 @@ struct AutomaticSyncTests {
         try ben.execute("INSERT INTO tag VALUES ('t1', 'from ben')")
         try await ben.sync()
         clock.advance(by: .seconds(58))
-        let polled = try await next(&events) { report($0, .poll) != nil }
-        #expect(report(polled, .poll)?.appliedSets == 1)
+        let polled = try await next(&events) { report($0, .remoteAnnouncement) != nil }
+        #expect(report(polled, .remoteAnnouncement)?.appliedSets == 1)
         #expect(try anna.count("tag") == 1)
 
         // Failures back off: 120 s, then the 200 s maximum; a success resets the interval.
@@ -108,25 +108,73 @@ struct AutomaticSyncTests {
             clock.advance(by: .seconds(60))
             return try await next(&events) {
                 if case .upToDate = $0 { return true }
-                return report($0, .poll) != nil
+                return checked($0) != nil
             }
+        }
+        /// The report of a sync a check ran: for a new announcement, or a retry of one.
+        func checked(_ event: AutomaticSyncEvent) -> SyncReport? {
+            report(event, .poll) ?? report(event, .remoteAnnouncement)
         }
         // The announcement is news: a sync (nothing to apply); the next poll retries; then the
         // retries space out (every 2nd poll, then every 4th).
         var synced: [Bool] = []
         for _ in 0..<6 {
             let event = try await poll()
-            synced.append(report(event, .poll) != nil)
-            #expect(report(event, .poll)?.appliedSets ?? 0 == 0)
+            synced.append(checked(event) != nil)
+            #expect(checked(event)?.appliedSets ?? 0 == 0)
         }
         #expect(synced == [true, true, false, true, false, false])
 
         // Ben's next sync publishes the set: the next poll applies it.
         try await ben.sync()
         let applied = try await poll()
-        #expect(report(applied, .poll)?.appliedSets == 1)
+        #expect(checked(applied)?.appliedSets == 1)
         #expect(try anna.count("tag") == 1)
         await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(60)))
+        await automatic.stop()
+    }
+
+    @Test(
+        "checks come often after activity and back off while quiet: 3, 6, 12, 24, 48, then 60 s; a local push brings the next check forward",
+        .timeLimit(.minutes(1))
+    )
+    func adaptivePolling() async throws {
+        let remote = try TestRemote(.memory)
+        let memory = try remote.faults
+        let (anna, _) = try await TestClient.syncedPair(on: remote)
+        let clock = TestClock()
+        let automatic = AutomaticSync(manager: anna.manager, configuration: AutomaticSyncConfiguration(), clock: clock)
+        var events = automatic.events.makeAsyncIterator()
+        await automatic.start()
+        _ = try await next(&events) { report($0, .start) != nil }
+        let listingsAtStart = await memory.statistics.requests(of: .list)
+
+        /// Advances the clock in steps of the 3-second active interval, as the check loop sleeps.
+        func advance(_ seconds: Int) async {
+            for _ in 0..<(seconds / 3) {
+                await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(3)))
+                clock.advance(by: .seconds(3))
+            }
+        }
+        for wait in [3, 6, 12, 24, 48, 60, 60] {
+            await advance(wait)
+            _ = try await next(&events) { if case .upToDate = $0 { true } else { false } }
+        }
+        let quietListings = await memory.statistics.requests(of: .list) - listingsAtStart
+        #expect(quietListings == 7, "one listing per check over 213 s, where a fixed 3 s would list 71 times")
+        #expect(24 * 3600 / AutomaticSyncConfiguration().pollInterval.components.seconds <= 2_000, "an idle client's listings a day")
+
+        // A local change, pushed 2 s later, ends the 60 s wait at the next 3 s step.
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(2)))
+        clock.advance(by: .seconds(2))
+        let pushed = try await next(&events) { report($0, .localChanges) != nil }
+        #expect(report(pushed, .localChanges)?.pushedChanges == 1)
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(1)))
+        clock.advance(by: .seconds(1))
+        _ = try await next(&events) { if case .upToDate = $0 { true } else { false } }
+        await advance(3)
+        _ = try await next(&events) { if case .upToDate = $0 { true } else { false } }
         await automatic.stop()
     }
 }

@@ -16,11 +16,14 @@ import GRDB
 ///   the local loop, which waits ``AutomaticSyncConfiguration/delayAfterLocalChanges`` (changes
 ///   made meanwhile join the same sync) and syncs if changes are pending. Writes through other
 ///   connections or processes are picked up by the periodic check.
-/// - **Periodic check**, every ``AutomaticSyncConfiguration/pollInterval``: one listing of
-///   `RecentSyncs/` (a client that pushes always writes a new last-sync marker, which in format 2
-///   names the set) and a local look at the change log; a sync runs only if another client
-///   published a set not applied here (format 1: synced since the last check) or local changes
-///   are pending. After a failure, the wait doubles up to
+/// - **Periodic check**, on the polling curve of ``AutomaticSyncConfiguration`` (every
+///   ``AutomaticSyncConfiguration/activePollInterval`` after activity, doubling up to
+///   ``AutomaticSyncConfiguration/pollInterval`` while quiet): one listing of `RecentSyncs/` (a
+///   client that pushes always writes a new last-sync marker, which in format 2 names the set)
+///   and a local look at the change log; a sync runs only if another client published a set not
+///   applied here (format 1: synced since the last check) or local changes are pending. A sync of
+///   local changes brings the next check forward to the active interval, since the other clients
+///   may answer. After a failure, the wait doubles up to
 ///   ``AutomaticSyncConfiguration/maximumBackoff``; a success resets it.
 /// - Syncs go through ``DocumentSyncManager/synchronize()``, so they coalesce with the
 ///   application's own calls.
@@ -39,6 +42,9 @@ public actor AutomaticSync {
     private var observation: AnyDatabaseCancellable?
     private var knownPublications: RemotePublications?
     private var stopped = false
+    /// Counts syncs that applied or pushed something, so the check loop notices activity while it
+    /// waits.
+    private var activity = 0
 
     /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``.
     public init(
@@ -100,38 +106,43 @@ public actor AutomaticSync {
         }
     }
 
-    /// Polls the remote every ``AutomaticSyncConfiguration/pollInterval`` and syncs when another
-    /// client published something new or local changes are pending. A set announced but not there
+    /// Polls the remote on the polling curve and syncs when another client published something
+    /// new or local changes are pending. A set announced but not there
     /// yet (announcements precede uploads) keeps a sync due: the next poll syncs again, then the
     /// 2nd, 4th … up to every 64th poll while that announcement stays unchanged and unapplied (a
     /// client that crashed mid-push would otherwise cost a sync per poll until it comes back).
     private func poll() async {
         var delay = Duration.zero
-        var trigger = AutomaticSyncEvent.Trigger.start
+        var failing = false
+        var start = true
+        var activitySeen = activity
         var pollsSinceRetry = 0
         var retryEvery = 1
         while !Task.isCancelled {
             do {
-                try await clock.sleep(for: delay)
+                try await wait(delay, endingEarlyOnActivitySince: failing ? nil : activitySeen)
                 let publications = try await manager.otherClientsPublications()
                 let pending = try manager.localStore.hasPendingChanges()
                 let news = publications.isNews(comparedTo: knownPublications)
                 pollsSinceRetry += 1
                 let retryDue = publications.announcesSets && !publications.names.isEmpty && pollsSinceRetry >= retryEvery
-                if trigger == .start || news || pending || retryDue {
-                    try await sync(trigger)
+                if start || news || pending || retryDue {
+                    try await sync(start ? .start : news ? .remoteAnnouncement : .poll)
                     retryEvery = news ? 1 : min(retryEvery * 2, Self.maximumPollsBetweenRetries)
                     pollsSinceRetry = 0
                 } else {
                     eventSink.yield(.upToDate)
                 }
                 knownPublications = publications
-                trigger = .poll
-                delay = configuration.pollInterval
+                delay = configuration.nextPollDelay(after: delay, activity: start || news || activity != activitySeen)
+                activitySeen = activity
+                start = false
+                failing = false
             } catch is CancellationError {
                 return
             } catch {
                 delay = min(max(delay * 2, configuration.pollInterval), configuration.maximumBackoff)
+                failing = true
                 let failure = (error as? SyncError) ?? SyncError(.local, "\(error)", underlying: error)
                 eventSink.yield(.failed(failure, retryIn: delay))
             }
@@ -141,8 +152,25 @@ public actor AutomaticSync {
     /// The longest wait, in polls, between syncs for an announced set that does not arrive.
     private static let maximumPollsBetweenRetries = 64
 
+    /// Sleeps `delay`; given an activity count `seen`, in steps of the active interval, ending
+    /// early (after at least one step) once a sync of this client has applied or pushed something
+    /// since that count.
+    private func wait(_ delay: Duration, endingEarlyOnActivitySince seen: Int?) async throws {
+        guard let seen, delay > configuration.activePollInterval else {
+            return try await clock.sleep(for: delay)
+        }
+        var waited = Duration.zero
+        while waited < delay {
+            let step = min(configuration.activePollInterval, delay - waited)
+            try await clock.sleep(for: step)
+            waited += step
+            if activity != seen { return }
+        }
+    }
+
     private func sync(_ trigger: AutomaticSyncEvent.Trigger) async throws {
         let report = try await manager.synchronize()
+        if report.appliedSets > 0 || report.pushedChanges > 0 { activity += 1 }
         eventSink.yield(.synced(report, trigger: trigger))
     }
 }

@@ -6,7 +6,10 @@ public enum AutomaticSyncEvent: Sendable {
         case start
         /// Local changes (after ``AutomaticSyncConfiguration/delayAfterLocalChanges``).
         case localChanges
-        /// A check found another client's new sync, or local changes not seen before.
+        /// A check found another client's new set (format 1: another client's sync).
+        case remoteAnnouncement
+        /// A check found local changes written outside the observed connection, or retried a set
+        /// announced before its upload.
         case poll
     }
 
