@@ -219,6 +219,19 @@ public protocol RemoteStore: Sendable {
     /// returns none, so nothing calls it).
     func deleteTemporaryFile(_ file: TemporaryFile) async throws
 
+    /// Notifications that something changed in `directory` (not below it), for a backend that
+    /// learns of changes without asking: each element means "list it again".
+    ///
+    /// ## Behavior
+    /// - Optional. The default returns `nil`: the backend cannot notify (every network backend);
+    ///   so does a missing directory.
+    /// - A hint only: notifications may be coalesced, may come for changes that list the same,
+    ///   and may never come (a network file system mounted as a folder), so a caller keeps
+    ///   polling, only less often.
+    /// - The stream ends, and holds nothing any more, once the task iterating it is cancelled or
+    ///   the stream is released.
+    func changeNotifications(in directory: RemotePath) -> AsyncStream<Void>?
+
     /// Releases connections and other resources. The store must not be used afterwards.
     ///
     /// Idempotent. The default implementation does nothing.
@@ -243,4 +256,6 @@ extension RemoteStore {
     public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
         throw RemoteStoreError(.unsupported, path: file.directory, message: "this store keeps no temporary files to delete")
     }
+
+    public func changeNotifications(in directory: RemotePath) -> AsyncStream<Void>? { nil }
 }

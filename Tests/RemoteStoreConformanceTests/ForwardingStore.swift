@@ -26,6 +26,7 @@ extension ForwardingStore {
     func delete(_ path: RemotePath) async throws { try await base.delete(path) }
     func temporaryFiles(in directory: RemotePath) async throws -> [TemporaryFile] { try await base.temporaryFiles(in: directory) }
     func deleteTemporaryFile(_ file: TemporaryFile) async throws { try await base.deleteTemporaryFile(file) }
+    func changeNotifications(in directory: RemotePath) -> AsyncStream<Void>? { base.changeNotifications(in: directory) }
 }
 
 /// Forwards everything unchanged: proves that the forwarding itself is correct. Forwarders made

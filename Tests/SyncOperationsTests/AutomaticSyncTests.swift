@@ -51,12 +51,15 @@ struct AutomaticSyncTests {
         clock.advance(by: .seconds(2))
         let local = try await next(&events) { report($0, .localChanges) != nil }
         #expect(report(local, .localChanges)?.pushedChanges == 2)
+        // The push ends the check loop's wait: a check at once (the other clients may answer).
+        _ = try await next(&events) { if case .upToDate = $0 { true } else { false } }
 
         // Another client's sync is found by the periodic check.
         try await ben.sync()
         try ben.execute("INSERT INTO tag VALUES ('t1', 'from ben')")
         try await ben.sync()
-        clock.advance(by: .seconds(58))
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(60)))
+        clock.advance(by: .seconds(60))
         let polled = try await next(&events) { report($0, .remoteAnnouncement) != nil }
         #expect(report(polled, .remoteAnnouncement)?.appliedSets == 1)
         #expect(try anna.count("tag") == 1)
@@ -135,7 +138,7 @@ struct AutomaticSyncTests {
     }
 
     @Test(
-        "checks come often after activity and back off while quiet: 3, 6, 12, 24, 48, then 60 s; a local push brings the next check forward",
+        "checks come often after activity and back off while quiet: 3, 6, 12, 24, 48, then 60 s; a local push ends the wait",
         .timeLimit(.minutes(1))
     )
     func adaptivePolling() async throws {
@@ -149,12 +152,10 @@ struct AutomaticSyncTests {
         _ = try await next(&events) { report($0, .start) != nil }
         let listingsAtStart = await memory.statistics.requests(of: .list)
 
-        /// Advances the clock in steps of the 3-second active interval, as the check loop sleeps.
+        /// Advances the clock by the check loop's wait, once it waits exactly that long.
         func advance(_ seconds: Int) async {
-            for _ in 0..<(seconds / 3) {
-                await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(3)))
-                clock.advance(by: .seconds(3))
-            }
+            await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(seconds)))
+            clock.advance(by: .seconds(seconds))
         }
         for wait in [3, 6, 12, 24, 48, 60, 60] {
             await advance(wait)
@@ -164,17 +165,39 @@ struct AutomaticSyncTests {
         #expect(quietListings == 7, "one listing per check over 213 s, where a fixed 3 s would list 71 times")
         #expect(24 * 3600 / AutomaticSyncConfiguration().pollInterval.components.seconds <= 2_000, "an idle client's listings a day")
 
-        // A local change, pushed 2 s later, ends the 60 s wait at the next 3 s step.
+        // A local change, pushed 2 s later, ends the 60 s wait: a check at once, the next 3 s later.
         try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
-        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(2)))
-        clock.advance(by: .seconds(2))
+        await advance(2)
         let pushed = try await next(&events) { report($0, .localChanges) != nil }
         #expect(report(pushed, .localChanges)?.pushedChanges == 1)
-        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(1)))
-        clock.advance(by: .seconds(1))
         _ = try await next(&events) { if case .upToDate = $0 { true } else { false } }
         await advance(3)
         _ = try await next(&events) { if case .upToDate = $0 { true } else { false } }
+        await automatic.stop()
+    }
+
+    @Test("on a folder, another client's sync wakes the check at once: no time passes on the clock", .timeLimit(.minutes(1)))
+    func folderNotificationWakesTheCheck() async throws {
+        let remote = try TestRemote(.folder)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let clock = TestClock()
+        let automatic = AutomaticSync(manager: anna.manager, configuration: AutomaticSyncConfiguration(), clock: clock)
+        var events = automatic.events.makeAsyncIterator()
+        await automatic.start()
+        _ = try await next(&events) { report($0, .start) != nil }
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(3)))
+        let started = clock.now
+
+        try ben.execute("INSERT INTO tag VALUES ('t1', 'from ben')")
+        try await ben.sync()
+        // Ben's new marker announces the set before its upload and wakes a check; if that check is
+        // too early for the set, the deletion of Ben's previous marker, after the upload, wakes
+        // the next one.
+        _ = try await next(&events) { event in
+            ((report(event, .remoteAnnouncement) ?? report(event, .poll))?.appliedSets ?? 0) == 1
+        }
+        #expect(clock.now == started, "the notifications, not the clock, woke the checks")
+        #expect(try anna.count("tag") == 1)
         await automatic.stop()
     }
 }

@@ -22,9 +22,12 @@ import GRDB
 ///   client that pushes always writes a new last-sync marker, which in format 2 names the set)
 ///   and a local look at the change log; a sync runs only if another client published a set not
 ///   applied here (format 1: synced since the last check) or local changes are pending. A sync of
-///   local changes brings the next check forward to the active interval, since the other clients
-///   may answer. After a failure, the wait doubles up to
+///   local changes ends the wait (a check follows at once, then the active interval), since the
+///   other clients may answer. After a failure, the wait doubles up to
 ///   ``AutomaticSyncConfiguration/maximumBackoff``; a success resets it.
+/// - **Notifications**: where the backend learns of changes without asking (a local folder,
+///   through inotify), a change of `RecentSyncs/` ends the wait too, so another client's sync is
+///   seen within moments; polling goes on beside it, as notifications are only a hint.
 /// - Syncs go through ``DocumentSyncManager/synchronize()``, so they coalesce with the
 ///   application's own calls.
 /// - **Stopping**: ``stop()`` cancels both loops and the observation, waits for a sync in
@@ -42,9 +45,14 @@ public actor AutomaticSync {
     private var observation: AnyDatabaseCancellable?
     private var knownPublications: RemotePublications?
     private var stopped = false
-    /// Counts syncs that applied or pushed something, so the check loop notices activity while it
-    /// waits.
+    /// Counts syncs that applied or pushed something, so the check loop notices activity.
     private var activity = 0
+    /// The check loop's sleep while it can be woken early (by a local sync that pushed, or a
+    /// notification of the remote): cancelled to wake it.
+    private var wakeableSleep: Task<Void, any Error>?
+    /// A wake-up that came while the check loop was not sleeping: its next wait ends at once.
+    private var pendingWake = false
+    private var watchingRemote = false
 
     /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``.
     public init(
@@ -120,7 +128,7 @@ public actor AutomaticSync {
         var retryEvery = 1
         while !Task.isCancelled {
             do {
-                try await wait(delay, endingEarlyOnActivitySince: failing ? nil : activitySeen)
+                try await wait(delay, wakeable: !failing)
                 let publications = try await manager.otherClientsPublications()
                 let pending = try manager.localStore.hasPendingChanges()
                 let news = publications.isNews(comparedTo: knownPublications)
@@ -138,6 +146,7 @@ public actor AutomaticSync {
                 activitySeen = activity
                 start = false
                 failing = false
+                watchRemoteChanges()
             } catch is CancellationError {
                 return
             } catch {
@@ -152,25 +161,50 @@ public actor AutomaticSync {
     /// The longest wait, in polls, between syncs for an announced set that does not arrive.
     private static let maximumPollsBetweenRetries = 64
 
-    /// Sleeps `delay`; given an activity count `seen`, in steps of the active interval, ending
-    /// early (after at least one step) once a sync of this client has applied or pushed something
-    /// since that count.
-    private func wait(_ delay: Duration, endingEarlyOnActivitySince seen: Int?) async throws {
-        guard let seen, delay > configuration.activePollInterval else {
-            return try await clock.sleep(for: delay)
+    /// Sleeps `delay`; when `wakeable`, ends early on a wake-up (``wakeCheckLoop()``), or at once
+    /// if one came since the last wait.
+    private func wait(_ delay: Duration, wakeable: Bool) async throws {
+        guard wakeable else { return try await clock.sleep(for: delay) }
+        guard !pendingWake else {
+            pendingWake = false
+            return
         }
-        var waited = Duration.zero
-        while waited < delay {
-            let step = min(configuration.activePollInterval, delay - waited)
-            try await clock.sleep(for: step)
-            waited += step
-            if activity != seen { return }
+        let clock = clock
+        let sleep = Task { try await clock.sleep(for: delay) }
+        wakeableSleep = sleep
+        defer { wakeableSleep = nil }
+        _ = await withTaskCancellationHandler { await sleep.result } onCancel: { sleep.cancel() }
+        try Task.checkCancellation()
+    }
+
+    /// Once the document is registered, turns the remote's notifications (where it has them) into
+    /// wake-ups of the check loop, until ``stop()``.
+    private func watchRemoteChanges() {
+        guard !watchingRemote, !stopped else { return }
+        watchingRemote = true
+        tasks.append(Task {
+            guard let notifications = try? await self.manager.remoteChangeNotifications() else { return }
+            for await _ in notifications {
+                self.wakeCheckLoop()
+            }
+        })
+    }
+
+    /// Ends the check loop's wakeable sleep now, or its next one at once.
+    private func wakeCheckLoop() {
+        if let wakeableSleep {
+            wakeableSleep.cancel()
+        } else {
+            pendingWake = true
         }
     }
 
     private func sync(_ trigger: AutomaticSyncEvent.Trigger) async throws {
         let report = try await manager.synchronize()
-        if report.appliedSets > 0 || report.pushedChanges > 0 { activity += 1 }
+        if report.appliedSets > 0 || report.pushedChanges > 0 {
+            activity += 1
+            if trigger == .localChanges { wakeCheckLoop() }
+        }
         eventSink.yield(.synced(report, trigger: trigger))
     }
 }

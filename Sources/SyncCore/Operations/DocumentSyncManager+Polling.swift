@@ -1,3 +1,5 @@
+import RemoteProtocol
+
 /// What the other clients of a document have published, as one poll sees it (see
 /// ``DocumentSyncManager/otherClientsPublications()``).
 struct RemotePublications: Equatable, Sendable {
@@ -44,5 +46,13 @@ extension DocumentSyncManager {
             }
         }
         return RemotePublications(names: awaited, announcesSets: true)
+    }
+
+    /// Notifications that the remote's `RecentSyncs/` changed (another client may have synced),
+    /// where the backend can tell (a local folder); `nil` otherwise (see
+    /// `RemoteStore.changeNotifications(in:)`).
+    func remoteChangeNotifications() async throws -> AsyncStream<Void>? {
+        let application = try await application.register()
+        return application.remote.store.changeNotifications(in: application.layout.document(documentID).recentSyncs)
     }
 }

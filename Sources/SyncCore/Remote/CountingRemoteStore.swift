@@ -88,6 +88,10 @@ package final class CountingRemoteStore: RemoteStore {
         try await request("delete temporary file", file.directory, bytes: nil) { try await base.deleteTemporaryFile(file) }
     }
 
+    package func changeNotifications(in directory: RemotePath) -> AsyncStream<Void>? {
+        base.changeNotifications(in: directory)
+    }
+
     package func copy(_ source: RemotePath, to destination: RemotePath) async throws {
         try await request("copy", source) { try await base.copy(source, to: destination) }
     }
