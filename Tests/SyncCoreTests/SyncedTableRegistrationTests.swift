@@ -6,15 +6,13 @@ import Testing
 @Suite("Synced table registration")
 struct SyncedTableRegistrationTests {
     static let refusedTables: [(schema: String, table: String, reason: String)] = [
-        ("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)", "t", "rowid"),
-        ("CREATE TABLE t (v TEXT)", "t", "no primary key"),
-        ("CREATE TABLE t (id BIGINT PRIMARY KEY NOT NULL, v TEXT)", "t", "integer affinity"),
-        ("CREATE TABLE t (id INT PRIMARY KEY NOT NULL, v TEXT) WITHOUT ROWID", "t", "integer affinity"),
+        ("CREATE TABLE t (rowid TEXT, _rowid_ TEXT, oid TEXT)", "t", "hide its rowid"),
+        ("CREATE VIRTUAL TABLE t USING fts5(body)", "t", "virtual table"),
         ("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL); CREATE VIEW v AS SELECT * FROM t", "v", "view"),
         ("CREATE TABLE rollingsync_mine (id TEXT PRIMARY KEY NOT NULL)", "rollingsync_mine", "reserved"),
     ]
 
-    @Test("tables without one key of app-assigned values are refused with a reason naming the table", arguments: refusedTables)
+    @Test("views, virtual tables, RollingSync's own names and hidden rowids are refused with a reason naming the table", arguments: refusedTables)
     func refused(schema: String, table: String, reason: String) throws {
         let database = try TemporaryDatabase(schema: schema, tables: [])
         let error = try #require(throws: LocalStoreError.self) { try database.store.register(table: table) }
@@ -23,6 +21,37 @@ struct SyncedTableRegistrationTests {
         #expect(error.description.contains(table))
         let triggers = try database.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") }
         #expect(triggers == 0)
+    }
+
+    @Test("integer keys of every kind and tables without a key are accepted, their rows named by global identities")
+    func localKeysAccepted() throws {
+        let database = try TemporaryDatabase(
+            schema: """
+                CREATE TABLE a (id INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT);
+                CREATE TABLE b (id BIGINT PRIMARY KEY NOT NULL, v TEXT);
+                CREATE TABLE c (id INT PRIMARY KEY NOT NULL, v TEXT) WITHOUT ROWID;
+                CREATE TABLE d (v TEXT, rowid TEXT);
+                CREATE TABLE e (id TEXT PRIMARY KEY NOT NULL, a_id INTEGER REFERENCES a(id), v TEXT);
+                """,
+            tables: []
+        )
+        for name in ["a", "b", "c", "d", "e"] { try database.store.register(table: name) }
+        let tables = Dictionary(uniqueKeysWithValues: try database.store.syncedTables().map { ($0.name, $0) })
+        #expect(tables.values.filter(\.keyIsLocal).map(\.name).sorted() == ["a", "b", "c", "d"])
+        #expect(tables["d"]?.keyColumns == ["_rowid_"], "the rowid, under a name no column takes")
+        #expect(tables["e"]?.localReferences == ["a_id": try #require(tables["a"]).id])
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO a (v) VALUES ('x'); INSERT INTO b VALUES (7, 'y'); INSERT INTO c VALUES (-3, 'z'); INSERT INTO d VALUES ('w', 'not the rowid')")
+            try db.execute(sql: "INSERT INTO e VALUES ('k', 1, 'refers to a')")
+        }
+        let changes = try database.pendingChanges()
+        #expect(changes.count == 5)
+        for change in changes where change.table != "e" {
+            let key = try #require(change.key.storage.value as? String)
+            #expect(key.range(of: #"^-?[0-9]+@[0-9a-f]{16}$"#, options: .regularExpression) != nil, "\(key)")
+        }
+        let reference = changes.first { $0.table == "e" }?.columns.first { $0.name == "a_id" }?.value
+        #expect(reference == changes.first { $0.table == "a" }?.key, "a reference travels as the global identity")
     }
 
     @Test("a missing table is refused")

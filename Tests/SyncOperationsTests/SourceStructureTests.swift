@@ -30,9 +30,9 @@ struct SourceStructureTests {
             )
         }
         #expect(migrations == [
-            "rollingsync v1", "rollingsync v2: removed rows", "rollingsync v3: schema evolution", "rollingsync_registration",
-            "rollingsync_registration own sets",
-        ], "the release's migrations moved to RollingSync's own table")
+            "rollingsync v1", "rollingsync v2: removed rows", "rollingsync v3: schema evolution", "rollingsync v4: row identities",
+            "rollingsync_registration", "rollingsync_registration own sets",
+        ], "the release's migrations moved to RollingSync's own table, and the new one ran")
         #expect(grdbMigrations == ["rollsync-cli-v1"], "only the CLI's, until the CLI's own migrator moves it")
         #expect(try localStore.hasPendingChanges(), "the release's unpushed edits are kept")
         #expect(try localStore.registeredTableNames() == ["notes"])

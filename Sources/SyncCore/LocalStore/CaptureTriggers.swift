@@ -16,6 +16,10 @@ import GRDB
 /// - `AFTER UPDATE OF <key columns>` when the key itself changes: a delete of the old key and an
 ///   insert of the new one.
 /// - `AFTER DELETE`: one row, operation delete.
+/// - Where the key is local (``SyncedTable/keyIsLocal``), the insert trigger first gives the row
+///   its global identity, the re-key trigger retires the old one and gives a new one (a re-keyed
+///   row is a deleted row and a new one, as for any key), and a further `AFTER DELETE` trigger,
+///   which runs whoever deletes, marks the identity deleted (see ``RowIdentity``).
 ///
 /// Each entry names its row by its row key (``TableKey``). In a table whose key may be NULL
 /// (``SyncedTable/keyMayBeNull``), rows with a NULL key (or a NULL in a composite key) are not
@@ -40,6 +44,18 @@ struct CaptureTriggers {
         table.keyMayBeNull ? "\(table.key.isPresent(in: row)) AND \(condition)" : condition
     }
 
+    /// Where the key is local, the statement giving the row `row` a global identity (and a line
+    /// break); nothing otherwise.
+    private func assignIdentity(_ row: String) -> String {
+        table.keyIsLocal ? RowIdentity.assignment(tableID: table.id, local: "\(row).\(table.keyColumns[0].sqlIdentifier)") + "\n" : ""
+    }
+
+    /// Where the key is local, the statement marking the identity of row `row` deleted (and a
+    /// line break); nothing otherwise.
+    private func retireIdentity(_ row: String) -> String {
+        table.keyIsLocal ? RowIdentity.retirement(tableID: table.id, local: "\(row).\(table.keyColumns[0].sqlIdentifier)") + "\n" : ""
+    }
+
     /// The `WHEN` condition that suppresses capture while remote changes are being applied.
     private static let notApplying = ChangeLog.captureIsOn
 
@@ -52,7 +68,7 @@ struct CaptureTriggers {
             """
             CREATE TRIGGER \("\(prefix)insert".sqlIdentifier) AFTER INSERT ON \(tableName)
             WHEN \(capturing("new", Self.notApplying)) BEGIN
-            \(record(operation: LocalStoreSchema.insertOperation, row: "new", column: nil))
+            \(assignIdentity("new"))\(record(operation: LocalStoreSchema.insertOperation, row: "new", column: nil))
             END
             """,
             """
@@ -65,10 +81,18 @@ struct CaptureTriggers {
             CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(key.columnList) ON \(tableName)
             WHEN (\(key.differs("old", "new"))) AND \(Self.notApplying) BEGIN
             \(record(operation: LocalStoreSchema.deleteOperation, row: "old", column: nil))
-            \(record(operation: LocalStoreSchema.insertOperation, row: "new", column: nil))
+            \(retireIdentity("old"))\(assignIdentity("new"))\(record(operation: LocalStoreSchema.insertOperation, row: "new", column: nil))
             END
             """,
         ]
+        if table.keyIsLocal {
+            // Whoever deletes the row (the app, a cascade, RollingSync applying a deletion).
+            statements.append("""
+                CREATE TRIGGER \("\(prefix)retire".sqlIdentifier) AFTER DELETE ON \(tableName) BEGIN
+                \(retireIdentity("old"))
+                END
+                """)
+        }
         for (index, column) in table.columns.enumerated() {
             let name = column.sqlIdentifier
             statements.append("""

@@ -33,6 +33,8 @@ struct ChangeSetApplier {
     private let remoteDatabaseID: String
     private let resolver: ConflictResolver
     private let tables: [String: SyncedTable]
+    /// The synced tables by id (the identity tables of references).
+    private let tablesByID: [Int64: SyncedTable]
     private let hasPendingChanges: Bool
     private let setNumber: Int64
     private let isLate: Bool
@@ -148,6 +150,7 @@ struct ChangeSetApplier {
         self.resolver = resolver
         let syncedTables = try LocalStore.syncedTables(in: db)
         tables = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.name, $0) })
+        tablesByID = Dictionary(uniqueKeysWithValues: syncedTables.map { ($0.id, $0) })
         references = try ReferenceSettlement(db: db, syncedTables: syncedTables)
         uniqueConstraints = UniqueConstraints(db: db)
         triggerGuard = try AppTriggerGuard.install(for: syncedTables, in: db)
@@ -218,6 +221,11 @@ struct ChangeSetApplier {
                 deletedRows[table.name, default: []].append(change.key)
             }
         case .insert, .update:
+            for index in change.columns.indices {
+                if let identities = table.localReferences[change.columns[index].name].flatMap({ tablesByID[$0] }) {
+                    change.columns[index].value = try RowIdentity.localValue(of: change.columns[index].value, in: identities, db: db)
+                }
+            }
             if references.hasReferences(from: table.name) {
                 touchedRows[table.name, default: []].append(change.key)
             }
@@ -274,21 +282,26 @@ struct ChangeSetApplier {
     /// Inserts the row if its key is free; returns `false` (and writes nothing) if the key exists.
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
         let names = table.keyColumns + change.columns.map { $0.name }
+        guard let keyValues = try localKeyValues(of: change.key, in: table) else { return false }
         let incremental = try incrementalValues(change.columns.map { ($0.name, $0.value) }, table: table)
-        let values: [DatabaseValue] = try table.key.components(of: change.key) + change.columns.map { Self.bound($0.name, $0.value, incremental) }
+        let values: [DatabaseValue] = keyValues + change.columns.map { Self.bound($0.name, $0.value, incremental) }
         let written = try execute(
             StatementKey(purpose: .insert, table: table.name, columns: change.columns.map { $0.name }, incremental: Set(incremental.keys)),
             {
+                // A claimed local key is free; a rowid is no conflict target.
                 """
                 INSERT INTO \(table.name.sqlIdentifier) (\(names.map { $0.sqlIdentifier }.joined(separator: ", ")))
                 VALUES (\(names.map { Self.placeholder($0, incremental) }.joined(separator: ", ")))
-                ON CONFLICT (\(table.key.columnList)) DO NOTHING
+                \(table.keyIsLocal ? "" : "ON CONFLICT (\(table.key.columnList)) DO NOTHING")
                 """
             },
             values, writing: change.key, of: table, exists: false,
             newValues: { Dictionary(change.columns.map { ($0.name, $0.value) }, uniquingKeysWith: { _, last in last }) }
         )
         guard written else {
+            if table.keyIsLocal, case .string(let global) = change.key.storage {
+                try RowIdentity.release(global, in: table, db: db)
+            }
             return true
         }
         guard db.changesCount == 1 else { return false }
@@ -305,6 +318,48 @@ struct ChangeSetApplier {
         }
         report.insertedRows += 1
         return true
+    }
+
+    /// The local values of the key columns of the row `key` about to be inserted: its key's own
+    /// values, with every column named by a global identity translated (``RowIdentity``). A local
+    /// key is claimed; `nil` when the claim finds the row here already (merge into it instead).
+    private mutating func localKeyValues(of key: DatabaseValue, in table: SyncedTable) throws -> [DatabaseValue]? {
+        guard table.keyIsLocal else {
+            let components = try table.key.components(of: key)
+            guard table.key.hasIdentities else { return components }
+            return try zip(components, table.key.identities).map { value, identity in
+                try identity.flatMap { tablesByID[$0] }.map { try RowIdentity.localValue(of: value, in: $0, db: db) } ?? value
+            }
+        }
+        guard case .string(let global) = key.storage else {
+            throw ChangeSetFormatError(.malformed("a row of \(table.name) is not named by a global identity"))
+        }
+        var moves: [(Int64, Int64)] = []
+        let claim = try RowIdentity.claim(global, in: table, db: db) { from, to in moves.append((from, to)) }
+        for (from, to) in moves { try moveReferences(to: table, from: from, to: to) }
+        return claim.exists ? nil : [claim.localID.databaseValue]
+    }
+
+    /// Rewrites the references to the local id `from` of `table` (a reserved identity whose row
+    /// has arrived) to `to`, the row's id here, in every table that references it. The global
+    /// values do not change, so nothing is captured.
+    private mutating func moveReferences(to table: SyncedTable, from: Int64, to: Int64) throws {
+        for key in references.keys(referencing: table) {
+            let column = key.childColumns[0].sqlIdentifier
+            let child = key.childTable.sqlIdentifier
+            guard let triggerGuard, let childTable = tables.values.first(where: { $0.name.lowercased() == key.childTable.lowercased() }) else {
+                try db.execute(sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(column) = ?", arguments: [to, from])
+                continue
+            }
+            // One row at a time, each let through the guard.
+            for rowKey in try DatabaseValue.fetchAll(db, sql: "SELECT \(childTable.key.value()) FROM main.\(child) WHERE \(column) = ?", arguments: [from]) {
+                try triggerGuard.permit(childTable, key: rowKey)
+                try db.execute(
+                    sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(childTable.key.matches())",
+                    arguments: StatementArguments(values: [to.databaseValue] + (try childTable.key.components(of: rowKey)))
+                )
+            }
+        }
     }
 
     /// Writes the winning columns of an update (or of an insert for an existing row).

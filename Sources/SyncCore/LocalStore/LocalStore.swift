@@ -72,7 +72,7 @@ public final class LocalStore: Sendable {
 
     /// Registers or checks a table in the current transaction; `isNew` when it was not registered.
     static func register(table name: String, in db: Database) throws -> (table: SyncedTable, isNew: Bool) {
-        let (keyColumns, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
+        _ = try SyncedTable.inspect(name, in: db)
         let canonicalName = try String.fetchOne(
             db,
             sql: "SELECT name FROM pragma_table_list WHERE schema = 'main' AND name = ? COLLATE NOCASE",
@@ -82,18 +82,25 @@ public final class LocalStore: Sendable {
             db, sql: "SELECT id, name, key_column, key_type, columns FROM rollingsync_tables WHERE name = ?", arguments: [canonicalName]
         ) {
             _ = try SchemaRefresh.refresh(row, in: db)
-            return (SyncedTable(name: canonicalName, keyColumns: keyColumns, columns: columns, id: row["id"], keyMayBeNull: keyMayBeNull), false)
+            return (try syncedTable(canonicalName, in: db), false)
         }
+        let shape = try SyncedTable.inspect(canonicalName, in: db)
         try db.execute(
             sql: """
                 DELETE FROM rollingsync_unsynced_tables WHERE name = ?;
                 INSERT INTO rollingsync_tables (name, key_column) VALUES (?, ?);
                 """,
-            arguments: [canonicalName, canonicalName, SchemaRefresh.recorded(keyColumns)]
+            arguments: [canonicalName, canonicalName, SchemaRefresh.recorded(shape.keyColumns)]
         )
-        let table = SyncedTable(name: canonicalName, keyColumns: keyColumns, columns: columns, id: db.lastInsertedRowID, keyMayBeNull: keyMayBeNull)
+        let tables = try syncedTables(in: db)
+        guard let table = tables.first(where: { $0.name == canonicalName }) else { throw LocalStoreError(.noSuchTable, table: name) }
+        try RowIdentity.assignEveryRow(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
         try SchemaRefresh.record(table, in: db)
+        // Keys made of references to the new table now name their rows by its identities.
+        for other in tables where other.id != table.id && other.keyColumns.contains(where: { other.localReferences[$0] == table.id }) {
+            try CaptureTriggers(table: other).install(in: db)
+        }
         return (table, true)
     }
 
@@ -107,6 +114,7 @@ public final class LocalStore: Sendable {
             }
             try CaptureTriggers.drop(tableID: id, in: db)
             try ChangeLog.dropChanges(ofTable: id, in: db)
+            try RowIdentity.forget(tableID: id, in: db)
             for table in ["rollingsync_cell_clocks", "rollingsync_applied_clocks", "rollingsync_tombstones", "rollingsync_dropped_columns"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE table_id = ?", arguments: [id])
             }
@@ -142,12 +150,22 @@ public final class LocalStore: Sendable {
         }
     }
 
+    /// The registered tables as the schema now has them, with their ``SyncedTable/localReferences``.
     static func syncedTables(in db: Database) throws -> [SyncedTable] {
-        try Row.fetchAll(db, sql: "SELECT id, name FROM rollingsync_tables ORDER BY name").map { row in
-            let name: String = row["name"]
-            let (keyColumns, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
-            return SyncedTable(name: name, keyColumns: keyColumns, columns: columns, id: row["id"], keyMayBeNull: keyMayBeNull)
+        try SyncedTable.resolvingReferences(
+            Row.fetchAll(db, sql: "SELECT id, name FROM rollingsync_tables ORDER BY name").map { row in
+                try SyncedTable(name: row["name"], id: row["id"], in: db)
+            },
+            in: db
+        )
+    }
+
+    /// The registered table `name` (exactly as registered), as ``syncedTables(in:)`` gives it.
+    static func syncedTable(_ name: String, in db: Database) throws -> SyncedTable {
+        guard let table = try syncedTables(in: db).first(where: { $0.name == name }) else {
+            throw LocalStoreError(.unregisteredTable, table: name)
         }
+        return table
     }
 
     // MARK: Clock

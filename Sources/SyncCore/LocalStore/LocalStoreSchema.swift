@@ -35,6 +35,9 @@ import GRDB
 /// - `rollingsync_dropped_columns`: columns dropped from a synced table; incoming values for them
 ///   are ignored with a warning rather than held back as needing an upgrade;
 ///   `rollingsync_unsynced_tables` likewise names the tables removed from synchronization.
+/// - `rollingsync_identities`: the global identity of every row of a table whose keys each
+///   database assigns (integer keys, rowids), by local id, live, deleted or reserved (see
+///   ``RowIdentity``).
 enum LocalStoreSchema {
     static let prefix = "rollingsync_"
 
@@ -199,6 +202,17 @@ enum LocalStoreSchema {
         }
         migrator.registerMigration("rollingsync_registration own sets") { db in
             try db.execute(sql: "ALTER TABLE rollingsync_registration ADD COLUMN needs_own_sets INTEGER NOT NULL DEFAULT 0")
+        }
+        migrator.registerMigration("rollingsync v4: row identities") { db in
+            try db.execute(sql: """
+                CREATE TABLE rollingsync_identities (
+                    table_id INTEGER NOT NULL,
+                    local_id INTEGER NOT NULL,
+                    global_id TEXT NOT NULL,
+                    state INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (table_id, local_id)) WITHOUT ROWID;
+                CREATE UNIQUE INDEX rollingsync_identities_global ON rollingsync_identities (table_id, global_id);
+                """)
         }
         return migrator
     }

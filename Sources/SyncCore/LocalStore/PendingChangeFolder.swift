@@ -6,7 +6,8 @@ import GRDB
 /// The log holds no values: an insert entry means "send the whole row", an update entry "send this
 /// column", a delete entry "send a deletion"; what is sent is the row as it is now, each column with
 /// the clock of its latest logged edit. BLOBs of 1 MiB or more in rowid tables are read through
-/// ``IncrementalBlob``, so each is in memory once.
+/// ``IncrementalBlob``, so each is in memory once. A column holding the local id of another row
+/// (``SyncedTable/localReferences``) is sent as that row's global identity.
 struct PendingChangeFolder {
     private let tables: [Int64: SyncedTable]
     /// For each table with a rowid, the name that selects it.
@@ -37,15 +38,21 @@ struct PendingChangeFolder {
         let hasRowid = rowidName != nil
         // With a rowid, each column comes with its BLOB length, and a large BLOB is left out of
         // the row (SQLite reads neither for typeof() and length()) to be read incrementally.
+        // A reference to a row whose key is local travels as that row's global identity (as is
+        // when it names no row known here).
+        func published(_ column: String) -> String? {
+            table.localReferences[column].map { "coalesce(\(RowIdentity.global(ofLocal: column.sqlIdentifier, tableID: $0)), \(column.sqlIdentifier))" }
+        }
         let selection = hasRowid
             ? ([rowidName ?? "rowid"] + table.columns.flatMap { column in
                 let name = column.sqlIdentifier
+                if let published = published(column) { return [published, "NULL"] }
                 return [
                     "iif(typeof(\(name)) = 'blob' AND length(\(name)) >= \(IncrementalBlob.threshold), NULL, \(name))",
                     "iif(typeof(\(name)) = 'blob', length(\(name)), NULL)",
                 ]
             }).joined(separator: ", ")
-            : (table.columns.isEmpty ? "1" : table.columns.map(\.sqlIdentifier).joined(separator: ", "))
+            : (table.columns.isEmpty ? "1" : table.columns.map { published($0) ?? $0.sqlIdentifier }.joined(separator: ", "))
         let statement = try db.cachedStatement(
             sql: "SELECT \(selection) FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
         )

@@ -68,6 +68,14 @@ struct ReferenceSettlement {
         keys.contains { $0.childTable.lowercased() == table.lowercased() }
     }
 
+    /// The one-column foreign keys that reference the key of `table` (a table whose key is local).
+    func keys(referencing table: SyncedTable) -> [ForeignKey] {
+        keys.filter { key in
+            key.parentTable.lowercased() == table.name.lowercased() && key.childColumns.count == 1
+                && key.parentColumns.map { $0.lowercased() } == table.keyColumns.map { $0.lowercased() }
+        }
+    }
+
     /// Whether rows of `table` can be referenced (the applier records deleted keys only for such tables).
     func isReferenced(_ table: String) -> Bool {
         keys.contains { $0.parentTable.lowercased() == table.lowercased() }
@@ -173,12 +181,14 @@ struct ReferenceSettlement {
         if !everything {
             var scope: [String] = []
             if touched.keys.contains(where: { $0.lowercased() == child }) {
-                let columns = childTable.map { table in table.keyColumns.map { "c.\($0.sqlIdentifier)" } }
+                // A key named by global identities is compared as its row key.
+                let columns = childTable.flatMap { table in table.key.hasIdentities ? nil : table.keyColumns.map { "c.\($0.sqlIdentifier)" } }
                 scope.append(inScope(identity, columns: columns, kind: 0, table: child))
             }
             if deletedTables.contains(parent) {
                 if let reference {
-                    let columns = parentTable.flatMap { Self.referencingColumns(of: key, parent: $0) }?.map { "c.\($0.sqlIdentifier)" }
+                    let columns = parentTable.flatMap { $0.key.hasIdentities ? nil : Self.referencingColumns(of: key, parent: $0) }?
+                        .map { "c.\($0.sqlIdentifier)" }
                     scope.append(inScope(reference, columns: columns, kind: 1, table: parent))
                 } else {
                     scope.append("1")
@@ -237,7 +247,7 @@ struct ReferenceSettlement {
     /// references the whole key of the synced `parent` (its columns in any order): the key's
     /// columns taken from the child's referencing columns; `nil` for a reference to other columns.
     private static func referencedKey(of key: ForeignKey, parent: SyncedTable) -> String? {
-        referencingColumns(of: key, parent: parent).map { TableKey(columns: $0).value(of: "c") }
+        referencingColumns(of: key, parent: parent).map { TableKey(columns: $0, identities: parent.key.identities).value(of: "c") }
     }
 
     /// The child's columns of `key` in the order of the synced `parent`'s key columns, when `key`

@@ -44,8 +44,9 @@ enum SchemaRefresh {
         let checked = try Int64.fetchOne(db, sql: "SELECT schema_version FROM rollingsync_state") ?? -1
         if !force && version == checked { return [] }
         var changes: [SchemaChange] = []
+        let tables = try LocalStore.syncedTables(in: db)
         for row in try Row.fetchAll(db, sql: "SELECT id, name, key_column, key_type, columns FROM rollingsync_tables ORDER BY name") {
-            changes += try refresh(row, in: db).filter { change in
+            changes += try refresh(row, as: tables.first { $0.id == row["id"] }, in: db).filter { change in
                 if case .triggersRestored = change { !force } else { true }
             }
         }
@@ -53,14 +54,15 @@ enum SchemaRefresh {
         return changes
     }
 
-    /// Checks one registered table (a row of `rollingsync_tables`); installs triggers where its
-    /// columns or triggers changed.
-    static func refresh(_ registration: Row, in db: Database) throws -> [SchemaChange] {
+    /// Checks one registered table (a row of `rollingsync_tables`; `table` its current shape when
+    /// known already); installs triggers where its columns or triggers changed.
+    static func refresh(_ registration: Row, as table: SyncedTable? = nil, in db: Database) throws -> [SchemaChange] {
         let id: Int64 = registration["id"]
         let name: String = registration["name"]
         let recordedKey: String = registration["key_column"]
         let recordedColumns: String? = registration["columns"]
-        let (keyColumns, columns, keyMayBeNull) = try SyncedTable.inspect(name, in: db)
+        let table = try table ?? LocalStore.syncedTable(name, in: db)
+        let (keyColumns, columns) = (table.keyColumns, table.columns)
         let key = recorded(keyColumns)
         guard key == recordedKey else {
             throw LocalStoreError(.keyChanged, table: name, detail: "registered with key \(recordedKey), now \(key)")
@@ -69,7 +71,6 @@ enum SchemaRefresh {
         if let recordedType: String = registration["key_type"], recordedType != keyType {
             throw LocalStoreError(.keyChanged, table: name, detail: "key \(key) was declared \(recordedType), now \(keyType)")
         }
-        let table = SyncedTable(name: name, keyColumns: keyColumns, columns: columns, id: id, keyMayBeNull: keyMayBeNull)
         let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)
         if registration["key_type"] as String? == nil { try record(table, in: db) }
         let triggerCount = try Int.fetchOne(
@@ -79,6 +80,7 @@ enum SchemaRefresh {
         ) ?? 0
         let expected = CaptureTriggers(table: table).statements.count
         guard known != columns || triggerCount != expected else { return [] }
+        try RowIdentity.assignEveryRow(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
         try record(table, in: db)
         var changes: [SchemaChange] = []

@@ -17,9 +17,62 @@ public struct SyncedTable: Sendable, Equatable {
     /// NULL keys: rows with a NULL in their key are not captured, published or replaced by a
     /// whole store.
     var keyMayBeNull = false
+    /// True when the key is assigned by each database on its own: an integer key (an `INTEGER
+    /// PRIMARY KEY`, with or without `AUTOINCREMENT`, or any other one-column key of integer
+    /// affinity) or, in a table without a declared key, the rowid (``keyColumns`` then names it:
+    /// `rowid`, or `_rowid_` or `oid` when a column takes that name). Such rows are named by their
+    /// global identity (``RowIdentity``) everywhere RollingSync refers to a row.
+    var keyIsLocal = false
+    /// The columns (key or not) that hold the local key of a synced table whose ``keyIsLocal``, by
+    /// that table's id: the one-column foreign keys to such a table's key. Their values travel as
+    /// the referenced rows' global identities. Filled by ``LocalStore/syncedTables(in:)``.
+    var localReferences: [String: Int64] = [:]
 
     /// How the table's rows are named in the change log and change sets.
-    var key: TableKey { TableKey(columns: keyColumns) }
+    var key: TableKey {
+        TableKey(columns: keyColumns, identities: keyColumns.map { keyIsLocal ? id : localReferences[$0] })
+    }
+
+    /// The table as ``inspect(_:in:)`` finds it in the schema, registered under `id` (its
+    /// ``localReferences`` not filled).
+    init(name: String, id: Int64, in db: Database) throws {
+        let shape = try Self.inspect(name, in: db)
+        self.init(
+            name: name, keyColumns: shape.keyColumns, columns: shape.columns, id: id,
+            keyMayBeNull: shape.keyMayBeNull, keyIsLocal: shape.keyIsLocal
+        )
+    }
+
+    init(name: String, keyColumns: [String], columns: [String], id: Int64, keyMayBeNull: Bool = false, keyIsLocal: Bool = false) {
+        self.name = name
+        self.keyColumns = keyColumns
+        self.columns = columns
+        self.id = id
+        self.keyMayBeNull = keyMayBeNull
+        self.keyIsLocal = keyIsLocal
+    }
+
+    /// Fills the ``localReferences`` of `tables` (all the synced tables) from the schema's foreign
+    /// keys.
+    static func resolvingReferences(_ tables: [SyncedTable], in db: Database) throws -> [SyncedTable] {
+        let local = Dictionary(
+            tables.filter(\.keyIsLocal).map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first }
+        )
+        guard !local.isEmpty else { return tables }
+        let keys = try ForeignKey.all(in: db)
+        return tables.map { table in
+            var table = table
+            for key in keys where key.childTable.lowercased() == table.name.lowercased() && key.childColumns.count == 1 {
+                guard let parent = local[key.parentTable.lowercased()],
+                      key.parentColumns.map({ $0.lowercased() }) == parent.keyColumns.map({ $0.lowercased() }),
+                      let column = table.columns.first(where: { $0.lowercased() == key.childColumns[0].lowercased() })
+                        ?? table.keyColumns.first(where: { $0.lowercased() == key.childColumns[0].lowercased() })
+                else { continue }
+                if table.localReferences[column] == nil { table.localReferences[column] = parent.id }
+            }
+            return table
+        }
+    }
 
     /// Why a table of this `pragma_table_list` type cannot be synchronized (`nil` for an ordinary
     /// table): views, virtual tables (FTS, R*Tree…) and their shadow tables are derived from other
@@ -42,22 +95,30 @@ public struct SyncedTable: Sendable, Equatable {
         }
     }
 
-    /// Reads a table's schema and checks that it can be synchronized.
-    ///
-    /// A synced table must have a primary key whose values the app assigns, so that keys created
-    /// independently on different clients never collide:
-    /// - one column of any declared type but an integer one (TEXT, BLOB, `VARCHAR(36)`, `UUID`,
-    ///   `STRING`, `NUMERIC`, `REAL`…); keys are compared by value. Integer keys are refused for
-    ///   now: an `INTEGER PRIMARY KEY` is the rowid, assigned per database, and other integer keys
-    ///   are usually counters too;
-    /// - or several columns of any declared types (a composite key, as in a join table), in rowid
-    ///   and `WITHOUT ROWID` tables alike.
+    /// What ``inspect(_:in:)`` finds in the schema.
+    struct Shape: Equatable {
+        var keyColumns: [String]
+        var columns: [String]
+        var keyMayBeNull: Bool
+        var keyIsLocal: Bool
+    }
+
+    /// Reads a table's schema and checks that it can be synchronized. Every ordinary table can:
+    /// - a one-column key of any declared type but an integer one (TEXT, BLOB, `VARCHAR(36)`,
+    ///   `UUID`, `NUMERIC`, `REAL`…) is assigned by the app, globally unique (a UUID): rows are
+    ///   named by its value;
+    /// - a composite key (a join table's `PRIMARY KEY (note_id, tag_id)`), of any declared types,
+    ///   in rowid and `WITHOUT ROWID` tables alike: rows are named by its values;
+    /// - an integer key (`INTEGER PRIMARY KEY`, with or without `AUTOINCREMENT`, or any one-column
+    ///   key of integer affinity), or no declared key at all (the rowid is the key): each database
+    ///   assigns these keys on its own, so rows are named by a global identity (``keyIsLocal``,
+    ///   see ``RowIdentity``) and keep the ids the app was given.
     ///
     /// A key column not declared `NOT NULL` is accepted (`keyMayBeNull`): SQLite lets a rowid table
     /// store NULL keys, which cannot be synchronized; such rows stay local.
     /// - Throws: ``LocalStoreError`` naming the table and the reason: missing table, view or virtual
-    ///   table, RollingSync's own table, no primary key, integer key.
-    static func inspect(_ name: String, in db: Database) throws -> (keyColumns: [String], columns: [String], keyMayBeNull: Bool) {
+    ///   table, RollingSync's own table.
+    static func inspect(_ name: String, in db: Database) throws -> Shape {
         func refuse(_ why: String) -> LocalStoreError { LocalStoreError(.unsupportedTable, table: name, detail: why) }
         guard !name.lowercased().hasPrefix(LocalStoreSchema.prefix) else {
             throw refuse("names starting with \"\(LocalStoreSchema.prefix)\" are reserved for RollingSync's own tables")
@@ -72,30 +133,21 @@ public struct SyncedTable: Sendable, Equatable {
         let withoutRowid = (listing["wr"] as Int) == 1
         let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)", arguments: [name])
         let keyRows = rows.filter { ($0["pk"] as Int) > 0 }.sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }
-        guard let keyRow = keyRows.first else {
-            throw refuse("it has no primary key; add a globally unique TEXT (e.g. UUID) or BLOB primary key column")
-        }
-        if keyRows.count == 1 {
-            let keyColumn: String = keyRow["name"]
-            let declaredType = (keyRow["type"] as String).uppercased()
-            if declaredType == "INTEGER" && !withoutRowid {
-                throw refuse("""
-                    its key \(keyColumn) is an INTEGER PRIMARY KEY, an alias of the rowid: rowids are assigned per \
-                    database and collide between clients; use a TEXT (UUID) or BLOB key
-                    """)
-            }
-            // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
-            guard !declaredType.contains("INT") else {
-                throw refuse("""
-                    its key \(keyColumn) has type \(declaredType) (integer affinity): integer keys are usually counters \
-                    assigned per database, which collide between clients; use a TEXT (UUID) or BLOB key
-                    """)
-            }
-        }
-        let keyMayBeNull = !withoutRowid && keyRows.contains { ($0["notnull"] as Int) == 0 }
         let columns = rows
             .filter { ($0["pk"] as Int) == 0 && ($0["hidden"] as Int) == 0 }
             .map { $0["name"] as String }
-        return (keyRows.map { $0["name"] as String }, columns, keyMayBeNull)
+        guard !keyRows.isEmpty else {
+            // No declared key (never WITHOUT ROWID): the rowid, under a name no column takes.
+            let taken = Set(rows.map { ($0["name"] as String).lowercased() })
+            guard let rowid = ["rowid", "_rowid_", "oid"].first(where: { !taken.contains($0) }) else {
+                throw refuse("it has no primary key, and columns named rowid, _rowid_ and oid hide its rowid; declare a primary key")
+            }
+            return Shape(keyColumns: [rowid], columns: columns, keyMayBeNull: false, keyIsLocal: true)
+        }
+        // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
+        let keyIsLocal = keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased().contains("INT")
+        let keyMayBeNull = !withoutRowid && keyRows.contains { ($0["notnull"] as Int) == 0 }
+            && !(keyIsLocal && (keyRows[0]["type"] as String).uppercased() == "INTEGER")
+        return Shape(keyColumns: keyRows.map { $0["name"] as String }, columns: columns, keyMayBeNull: keyMayBeNull, keyIsLocal: keyIsLocal)
     }
 }

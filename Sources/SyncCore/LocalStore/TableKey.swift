@@ -23,12 +23,30 @@ import GRDB
 /// needs more than 15 significant digits is written by SQLite's own fallback format, whose last
 /// digits differed between CPU architectures before SQLite 3.43, and an infinite one is `Inf` before
 /// SQLite 3.44, `9.0e+999` after. TEXT is cut at a NUL character.
+///
+/// **Local keys.** A key column whose values each database assigns on its own (an integer key, a
+/// rowid, or a foreign key to such a key: ``SyncedTable/keyIsLocal``,
+/// ``SyncedTable/localReferences``) has an *identity table*: the synced table whose
+/// ``RowIdentity`` translates it. In the row key such a column stands for the global identity of
+/// the row it names (TEXT), never for its local value; lookups translate back through the
+/// identity map, so they still go through the key's index.
 struct TableKey: Sendable, Equatable {
     /// The key's columns, in the order of the `PRIMARY KEY` clause (at least one).
     let columns: [String]
+    /// For each column, the id of the synced table whose global identities its local values
+    /// stand for, or `nil` for a column named by its own value.
+    let identities: [Int64?]
+
+    init(columns: [String], identities: [Int64?]? = nil) {
+        self.columns = columns
+        self.identities = identities ?? columns.map { _ in nil }
+    }
 
     /// Whether the key has more than one column.
     var isComposite: Bool { columns.count > 1 }
+
+    /// Whether a column of the key is named by a global identity.
+    var hasIdentities: Bool { identities.contains { $0 != nil } }
 
     /// The key's columns as an SQL list: `"a", "b"`.
     var columnList: String { columns.map(\.sqlIdentifier).joined(separator: ", ") }
@@ -36,10 +54,14 @@ struct TableKey: Sendable, Equatable {
     /// The SQL expression of the row key of `row` (`new`, `old`, a table alias; unqualified when
     /// `nil`).
     func value(of row: String? = nil) -> String {
-        let names = qualified(row)
+        let names = zip(qualified(row), identities).map { name, identity in
+            identity.map { RowIdentity.global(ofLocal: name, tableID: $0) } ?? name
+        }
         guard isComposite else { return names[0] }
-        return names.map { name in
-            "quote(iif(typeof(\(name)) = 'real' AND \(name) = CAST(\(name) AS INTEGER), CAST(\(name) AS INTEGER), \(name)))"
+        return zip(names, identities).map { name, identity in
+            identity != nil
+                ? "quote(\(name))"
+                : "quote(iif(typeof(\(name)) = 'real' AND \(name) = CAST(\(name) AS INTEGER), CAST(\(name) AS INTEGER), \(name)))"
         }.joined(separator: " || ',' || ")
     }
 
@@ -62,7 +84,9 @@ struct TableKey: Sendable, Equatable {
     /// The SQL condition that selects the row whose key values are bound to its placeholders, one
     /// per column (bind ``components(of:)``): `"a" = ? AND "b" = ?`, so the key's index is used.
     func matches(in row: String? = nil) -> String {
-        qualified(row).map { "\($0) = ?" }.joined(separator: " AND ")
+        zip(qualified(row), identities).map { name, identity in
+            "\(name) = \(identity.map { RowIdentity.local(ofGlobal: "?", tableID: $0) } ?? "?")"
+        }.joined(separator: " AND ")
     }
 
     /// The key's column values from a row key: the key itself for one column, the literals of the

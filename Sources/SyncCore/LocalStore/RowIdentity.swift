@@ -1,0 +1,185 @@
+import GRDB
+
+/// The global identities of the rows of synced tables whose keys each database assigns on its own
+/// (``SyncedTable/keyIsLocal``: integer keys, rowids), kept in `rollingsync_identities`; the one
+/// owner of that table (`SourceStructureTests` keeps it so).
+///
+/// An app inserts rows with `NULL` ids and SQLite numbers them per database, so two clients create
+/// "row 7" independently. RollingSync gives every such row a hidden global identity (as
+/// TICoreDataSync's `ticdsSyncID`) and names it by that identity wherever it refers to a row:
+/// change log, change sets, clocks, tombstones. The local id is the app's and never changes under
+/// its feet:
+/// - **A local row** gets its identity when it is inserted (the capture trigger) or when its table
+///   is registered: its id, `@`, and 16 random hex digits (`7@3f9c0a51d2e4b687`). The id is the
+///   *preferred id* other clients give the row.
+/// - **A row from another client** takes its preferred id where no row and no reserved identity
+///   has it here, and the next free id otherwise (above every id in the table, in the identity
+///   map and in `sqlite_sequence`, so `AUTOINCREMENT` never hands out an id twice: SQLite raises
+///   the sequence past an explicit id itself). See ``claim(_:in:db:moveReferences:)``.
+/// - **A reference to a row not known here yet** (a child set that arrived before its parent's)
+///   reserves the identity under a negative id, which SQLite never hands out; the child holds it
+///   until the parent arrives, takes its real id, and the references follow (see
+///   ``claim(_:in:db:moveReferences:)``).
+/// - **A deleted row** keeps its identity, marked deleted, so the references it left and the
+///   children deleted with it are still named by it; a later row that takes the same id replaces
+///   it.
+///
+/// A row's local id is its key's value (its rowid in a table without a key). States: `0` live,
+/// `1` deleted, `2` reserved.
+enum RowIdentity {
+    static let live = 0
+    static let deleted = 1
+    static let reserved = 2
+
+    /// The SQL expression of the global identity of the row whose local id is the SQL expression
+    /// `local` in the table `tableID` (`NULL` when it has none).
+    static func global(ofLocal local: String, tableID: Int64) -> String {
+        "(SELECT global_id FROM rollingsync_identities WHERE table_id = \(tableID) AND local_id = \(local))"
+    }
+
+    /// The SQL expression of the local id of the row whose global identity is the SQL expression
+    /// `global` in the table `tableID` (`NULL` when it has none).
+    static func local(ofGlobal global: String, tableID: Int64) -> String {
+        "(SELECT local_id FROM rollingsync_identities WHERE table_id = \(tableID) AND global_id = \(global))"
+    }
+
+    /// The SQL expression of a new global identity for the local id `local`.
+    private static func newIdentity(for local: String) -> String {
+        "\(local) || '@' || lower(hex(randomblob(8)))"
+    }
+
+    /// The trigger statement giving the row whose local id is `local` (`new.id`) a new identity,
+    /// unless it has a live one (an `INSERT OR REPLACE` of an existing row keeps its identity).
+    static func assignment(tableID: Int64, local: String) -> String {
+        """
+        INSERT INTO rollingsync_identities (table_id, local_id, global_id)
+            SELECT \(tableID), \(local), \(newIdentity(for: local)) WHERE \(local) IS NOT NULL
+            ON CONFLICT (table_id, local_id) DO UPDATE SET global_id = excluded.global_id, state = \(live) WHERE state <> \(live);
+        """
+    }
+
+    /// The trigger statement marking the identity of the row whose local id is `local` (`old.id`)
+    /// deleted.
+    static func retirement(tableID: Int64, local: String) -> String {
+        "UPDATE rollingsync_identities SET state = \(deleted) WHERE table_id = \(tableID) AND local_id = \(local);"
+    }
+
+    /// Gives every row of `table` without a live identity a new one (a table being registered).
+    static func assignEveryRow(of table: SyncedTable, in db: Database) throws {
+        guard table.keyIsLocal, let key = table.keyColumns.first?.sqlIdentifier else { return }
+        try db.execute(sql: """
+            INSERT INTO rollingsync_identities (table_id, local_id, global_id)
+            SELECT \(table.id), \(key), \(newIdentity(for: key)) FROM main.\(table.name.sqlIdentifier) WHERE \(key) IS NOT NULL
+            ON CONFLICT (table_id, local_id) DO UPDATE SET global_id = excluded.global_id, state = \(live) WHERE state <> \(live)
+            """)
+    }
+
+    /// Forgets the identities of a table removed from synchronization.
+    static func forget(tableID: Int64, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM rollingsync_identities WHERE table_id = ?", arguments: [tableID])
+    }
+
+    /// The id a global identity prefers: the local id its row had where it was created.
+    static func preferredID(of global: String) -> Int64? {
+        global.split(separator: "@", maxSplits: 1).first.flatMap { Int64($0) }
+    }
+
+    // MARK: Applying
+
+    /// The local value that stands for `value` in a column holding the local ids of `table`: a
+    /// global identity (TEXT) becomes the local id of its row, reserved under a negative id when
+    /// the row is not known here yet; any other value (NULL, an id that named no row where it was
+    /// written) is kept as it is.
+    static func localValue(of value: DatabaseValue, in table: SyncedTable, db: Database) throws -> DatabaseValue {
+        guard case .string(let global) = value.storage else { return value }
+        if let local = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT local_id FROM rollingsync_identities WHERE table_id = ? AND global_id = ?"),
+            arguments: [table.id, global]
+        ) {
+            return local.databaseValue
+        }
+        let placeholder = min(try lowest(in: table, db: db), 0) - 1
+        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (table_id, local_id, global_id, state) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [table.id, placeholder, global, reserved])
+        return placeholder.databaseValue
+    }
+
+    /// Where a row arriving from another client lands.
+    struct Claim {
+        /// The row's local id here.
+        var localID: Int64
+        /// Whether the row exists here already (its identity is live): merge into it.
+        var exists: Bool
+    }
+
+    /// Finds or makes the local id of the row `global` of `table` (see the type's rules) and
+    /// records it live, before the row is written (so the app-trigger guard and the key lookups
+    /// find it); ``release(_:in:db:)`` undoes that when the write does not happen. When the
+    /// identity was reserved for references that arrived first, `moveReferences(reserved, localID)`
+    /// runs before the identity moves, so it can rewrite them while they still name the row.
+    static func claim(
+        _ global: String, in table: SyncedTable, db: Database, moveReferences: (Int64, Int64) throws -> Void
+    ) throws -> Claim {
+        let known = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT local_id, state FROM rollingsync_identities WHERE table_id = ? AND global_id = ?"),
+            arguments: [table.id, global]
+        )
+        if let known, known["state"] as Int == live {
+            return Claim(localID: known["local_id"], exists: true)
+        }
+        let localID = try freeID(preferring: preferredID(of: global), in: table, db: db)
+        if let known, known["state"] as Int == reserved {
+            try moveReferences(known["local_id"], localID)
+        }
+        try db.cachedStatement(sql: "DELETE FROM rollingsync_identities WHERE table_id = ?1 AND (global_id = ?2 OR local_id = ?3)")
+            .execute(arguments: [table.id, global, localID])
+        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (table_id, local_id, global_id, state) VALUES (?, ?, ?, \(live))")
+            .execute(arguments: [table.id, localID, global])
+        return Claim(localID: localID, exists: false)
+    }
+
+    /// Marks a claimed identity deleted: its row was not written (it lost a uniqueness collision or
+    /// a constraint refused it), as if it had been deleted.
+    static func release(_ global: String, in table: SyncedTable, db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE rollingsync_identities SET state = ? WHERE table_id = ? AND global_id = ?")
+            .execute(arguments: [deleted, table.id, global])
+    }
+
+    /// `preferred` when no row and no live or reserved identity has it here; otherwise one more
+    /// than the largest id in the table, in its identities and in its `sqlite_sequence` entry.
+    private static func freeID(preferring preferred: Int64?, in table: SyncedTable, db: Database) throws -> Int64 {
+        let key = table.keyColumns[0].sqlIdentifier
+        let name = table.name.sqlIdentifier
+        if let preferred, try !(Bool.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM main.\(name) WHERE \(key) = ?1)
+                    OR EXISTS (SELECT 1 FROM rollingsync_identities WHERE table_id = ?2 AND local_id = ?1 AND state <> \(deleted))
+                """),
+            arguments: [preferred, table.id]
+        ) ?? true) {
+            return preferred
+        }
+        let sequence = try db.tableExists("sqlite_sequence")
+            ? Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = ?"), arguments: [table.name]) ?? 0
+            : 0
+        let highest = try Int64.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT max(coalesce((SELECT max(\(key)) FROM main.\(name)), 0),
+                           coalesce((SELECT max(local_id) FROM rollingsync_identities WHERE table_id = ?), 0))
+                """),
+            arguments: [table.id]
+        ) ?? 0
+        return max(highest, sequence) + 1
+    }
+
+    /// The lowest local id in the table or its identities.
+    private static func lowest(in table: SyncedTable, db: Database) throws -> Int64 {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT min(coalesce((SELECT min(\(table.keyColumns[0].sqlIdentifier)) FROM main.\(table.name.sqlIdentifier)), 0),
+                           coalesce((SELECT min(local_id) FROM rollingsync_identities WHERE table_id = ?), 0))
+                """),
+            arguments: [table.id]
+        ) ?? 0
+    }
+}

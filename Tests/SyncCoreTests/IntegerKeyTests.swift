@@ -1,0 +1,196 @@
+import Foundation
+import GRDB
+import Testing
+@testable import SyncCore
+
+/// Integer keys and tables without a key (Docs/Conflicts.md, "Integer keys"): rows are named by
+/// global identities, ids the app was given never move, rows created concurrently with one id are
+/// two rows, integer references follow their rows, and `AUTOINCREMENT` never hands out an id twice.
+@Suite("Integer keys")
+struct IntegerKeyTests {
+    static let schema = """
+        CREATE TABLE lists (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL);
+        CREATE TABLE items (
+            id INTEGER PRIMARY KEY,
+            list_id INTEGER REFERENCES lists(id) ON DELETE CASCADE,
+            title TEXT);
+        CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT);
+        CREATE TABLE item_tags (
+            item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+            tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+            PRIMARY KEY (item_id, tag_id)) WITHOUT ROWID;
+        CREATE TABLE events (kind TEXT, item_id INTEGER REFERENCES items(id) ON DELETE SET NULL);
+        """
+    static let tables = ["lists", "items", "tags", "item_tags", "events"]
+
+    static func makeClient() throws -> TemporaryDatabase {
+        try TemporaryDatabase(schema: schema, tables: tables)
+    }
+
+    /// Every row, its ids and references replaced by global identities, sorted: what must be
+    /// identical on every client.
+    static func logicalRows(_ client: TemporaryDatabase) throws -> [String] {
+        try client.pool.read { db in
+            func global(_ table: String, _ column: String) -> String {
+                "coalesce((SELECT global_id FROM rollingsync_identities WHERE local_id = \(column) AND table_id = (SELECT id FROM rollingsync_tables WHERE name = '\(table)')), 'none:' || \(column))"
+            }
+            let queries = [
+                "SELECT 'lists', \(global("lists", "id")), name FROM lists",
+                "SELECT 'items', \(global("items", "id")), \(global("lists", "list_id")), title FROM items",
+                "SELECT 'tags', \(global("tags", "id")), name FROM tags",
+                "SELECT 'item_tags', \(global("items", "item_id")), \(global("tags", "tag_id")) FROM item_tags",
+                "SELECT 'events', \(global("events", "rowid")), kind, \(global("items", "item_id")) FROM events",
+            ]
+            return try queries.flatMap { sql in
+                try Row.fetchAll(db, sql: sql).map { row in row.databaseValues.map { "\($0)" }.joined(separator: " | ") }
+            }.sorted()
+        }
+    }
+
+    /// Pushes every client's changes and applies every set on every other client, `rounds` times.
+    static func exchange(_ clients: [TemporaryDatabase], rounds: Int = 2) throws {
+        for _ in 0..<rounds {
+            let sets = try clients.map { try $0.push() }
+            for (index, client) in clients.enumerated() {
+                for (other, set) in sets.enumerated() where other != index && FileManager.default.fileExists(atPath: set.path) {
+                    try client.store.applyChangeSet(at: set)
+                }
+            }
+        }
+    }
+
+    static func check(_ clients: [TemporaryDatabase], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let reference = try logicalRows(clients[0])
+        for client in clients {
+            #expect(try logicalRows(client) == reference, sourceLocation: sourceLocation)
+            #expect(try client.pendingChanges().isEmpty, "a quiet system pushes nothing", sourceLocation: sourceLocation)
+            #expect(try client.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pragma_foreign_key_check") } == 0, sourceLocation: sourceLocation)
+            #expect(try client.pool.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") } == ["ok"], sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("rows created on three clients with the same ids are distinct rows everywhere, keep their ids where created, and their items follow them")
+    func concurrentCreations() throws {
+        let clients = try (0..<3).map { _ in try Self.makeClient() }
+        var given: [(client: Int, list: Int64, name: String)] = []
+        for (index, client) in clients.enumerated() {
+            try client.pool.write { db in
+                for number in 1...3 {
+                    try db.execute(sql: "INSERT INTO lists (name) VALUES (?)", arguments: ["list \(number) of \(index)"])
+                    let list = db.lastInsertedRowID
+                    given.append((index, list, "list \(number) of \(index)"))
+                    try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (?, ?), (?, ?)", arguments: [
+                        list, "first of list \(number) of \(index)", list, "second of list \(number) of \(index)",
+                    ])
+                    try db.execute(sql: "INSERT INTO tags (name) VALUES (?)", arguments: ["tag \(number) of \(index)"])
+                    try db.execute(sql: "INSERT INTO item_tags VALUES (?, ?)", arguments: [db.lastInsertedRowID, db.lastInsertedRowID])
+                    try db.execute(sql: "INSERT INTO events (kind, item_id) VALUES ('created', ?)", arguments: [db.lastInsertedRowID])
+                }
+            }
+        }
+        try Self.exchange(clients)
+        try Self.check(clients)
+        for client in clients {
+            #expect(try client.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM lists") } == 9)
+            #expect(try client.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 18)
+            // Every item is under the list its title names.
+            let misplaced = try client.pool.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM items JOIN lists ON lists.id = items.list_id WHERE items.title NOT LIKE '%of ' || lists.name")
+            }
+            #expect(misplaced == 0)
+            // AUTOINCREMENT stays above every id taken.
+            #expect(try client.pool.read { try Int64.fetchOne($0, sql: "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'lists') >= (SELECT max(id) FROM lists)") } == 1)
+        }
+        // Ids the app was given never moved.
+        for entry in given {
+            let name = try clients[entry.client].pool.read { try String.fetchOne($0, sql: "SELECT name FROM lists WHERE id = ?", arguments: [entry.list]) }
+            #expect(name == entry.name)
+        }
+    }
+
+    @Test("a row nobody else created keeps its id on every client; a later edit and deletion follow it")
+    func idsAgreeWithoutCollisions() throws {
+        let clients = try (0..<2).map { _ in try Self.makeClient() }
+        try clients[0].pool.write { db in
+            try db.execute(sql: "INSERT INTO lists (name) VALUES ('groceries'), ('work')")
+            try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (2, 'report')")
+        }
+        try Self.exchange(clients)
+        #expect(try clients[1].pool.read { try String.fetchAll($0, sql: "SELECT id || name FROM lists ORDER BY id") } == ["1groceries", "2work"])
+        #expect(try clients[1].pool.read { try String.fetchAll($0, sql: "SELECT id || ':' || list_id || title FROM items") } == ["1:2report"])
+        try clients[1].pool.write { db in
+            try db.execute(sql: "UPDATE items SET title = 'final report' WHERE id = 1")
+            try db.execute(sql: "DELETE FROM lists WHERE id = 1")
+        }
+        try Self.exchange(clients)
+        try Self.check(clients)
+        #expect(try clients[0].pool.read { try String.fetchAll($0, sql: "SELECT id || name FROM lists") } == ["2work"])
+        #expect(try clients[0].pool.read { try String.fetchAll($0, sql: "SELECT title FROM items") } == ["final report"])
+        // The app deletes list 2 (its item cascades) and creates a new list, which may reuse no id.
+        try clients[0].pool.write { db in
+            try db.execute(sql: "DELETE FROM lists WHERE id = 2")
+            try db.execute(sql: "INSERT INTO lists (name) VALUES ('new')")
+        }
+        try Self.exchange(clients)
+        try Self.check(clients)
+        #expect(try clients[1].pool.read { try String.fetchAll($0, sql: "SELECT id || name FROM lists") } == ["3new"])
+        #expect(try clients[1].pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0)
+    }
+
+    @Test("a child that arrives before its parent holds a reserved id until the parent comes, then follows it")
+    func childBeforeParent() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        let c = try Self.makeClient()
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('from c')") }
+        let parentSet = try c.push()
+        try b.store.applyChangeSet(at: parentSet)
+        try b.pool.write { db in
+            try db.execute(sql: "INSERT INTO lists (name) VALUES ('b''s own')")
+            try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (1, 'under c''s list')")
+        }
+        let childSet = try b.push()
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('a''s own')") }
+        try a.store.applyChangeSet(at: childSet)
+        #expect(try a.pool.read { try Int64.fetchOne($0, sql: "SELECT list_id FROM items") }.map { $0 < 0 } == true, "a reserved id")
+        try a.store.applyChangeSet(at: parentSet)
+        #expect(try a.pool.read { try String.fetchOne($0, sql: "SELECT lists.name FROM items JOIN lists ON lists.id = items.list_id") } == "from c")
+        #expect(try a.pool.read { try String.fetchAll($0, sql: "SELECT id || name FROM lists ORDER BY id") } == ["1a's own", "2b's own", "3from c"])
+        try Self.exchange([a, b])
+        try Self.check([a, b])
+    }
+
+    @Test("a child created under a parent deleted concurrently is settled by the reference rule")
+    func childOfDeletedParent() throws {
+        let clients = try (0..<2).map { _ in try Self.makeClient() }
+        try clients[0].pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('doomed'); INSERT INTO items (list_id, title) VALUES (1, 'old')") }
+        try Self.exchange(clients)
+        try clients[0].pool.write { db in try db.execute(sql: "DELETE FROM lists WHERE id = 1") }
+        try clients[1].pool.write { db in
+            try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (1, 'new')")
+            try db.execute(sql: "INSERT INTO events (kind, item_id) VALUES ('made', last_insert_rowid())")
+        }
+        try Self.exchange(clients, rounds: 3)
+        try Self.check(clients)
+        #expect(try clients[0].pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items") } == 0, "cascaded")
+        #expect(try clients[1].pool.read { try String.fetchAll($0, sql: "SELECT kind || ':' || coalesce(item_id, 'null') FROM events") } == ["made:null"])
+    }
+
+    @Test("rows that existed before registration get identities; two clients that both had row 1 end with both")
+    func existingRows() throws {
+        let schema = "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE TABLE log (line TEXT);"
+        let clients = try (0..<2).map { index in
+            let client = try TemporaryDatabase(schema: schema + "INSERT INTO notes (body) VALUES ('note of \(index)'); INSERT INTO log VALUES ('line of \(index)');", tables: [])
+            for table in ["notes", "log"] { _ = try client.store.addSyncedTable(table) }
+            return client
+        }
+        try Self.exchange(clients)
+        for client in clients {
+            #expect(try client.pool.read { try String.fetchAll($0, sql: "SELECT body FROM notes ORDER BY body") } == ["note of 0", "note of 1"])
+            #expect(try client.pool.read { try String.fetchAll($0, sql: "SELECT line FROM log ORDER BY line") } == ["line of 0", "line of 1"])
+            #expect(try client.pendingChanges().isEmpty)
+        }
+        #expect(try clients[0].pool.read { try String.fetchOne($0, sql: "SELECT body FROM notes WHERE id = 1") } == "note of 0")
+        #expect(try clients[1].pool.read { try String.fetchOne($0, sql: "SELECT body FROM notes WHERE id = 1") } == "note of 1")
+    }
+}
