@@ -32,7 +32,7 @@ struct IntegerKeyTests {
     static func logicalRows(_ client: TemporaryDatabase) throws -> [String] {
         try client.pool.read { db in
             func global(_ table: String, _ column: String) -> String {
-                "coalesce((SELECT global_id FROM rollingsync_identities WHERE local_id = \(column) AND table_id = (SELECT id FROM rollingsync_tables WHERE name = '\(table)')), 'none:' || \(column))"
+                "coalesce((SELECT rollingsync_global FROM rollingsync_identities WHERE rollingsync_local = \(column) AND rollingsync_table = (SELECT id FROM rollingsync_tables WHERE name = '\(table)')), 'none:' || \(column))"
             }
             let queries = [
                 "SELECT 'lists', \(global("lists", "id")), name FROM lists",
@@ -192,5 +192,37 @@ struct IntegerKeyTests {
         }
         #expect(try clients[0].pool.read { try String.fetchOne($0, sql: "SELECT body FROM notes WHERE id = 1") } == "note of 0")
         #expect(try clients[1].pool.read { try String.fetchOne($0, sql: "SELECT body FROM notes WHERE id = 1") } == "note of 1")
+    }
+
+    @Test("a re-base on another client's whole store keeps every id this client's app was given, and its unpushed rows")
+    func rebaseKeepsIDs() throws {
+        let a = try Self.makeClient()
+        let b = try Self.makeClient()
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('a1'), ('a2'); INSERT INTO items (list_id, title) VALUES (2, 'under a2')") }
+        try b.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('b1'); INSERT INTO items (list_id, title) VALUES (1, 'under b1')") }
+        try Self.exchange([a, b])
+        let before = try b.pool.read { try String.fetchAll($0, sql: "SELECT id || ':' || name FROM lists ORDER BY id") }
+        // b edits and creates without pushing; a moves on.
+        try b.pool.write { db in
+            try db.execute(sql: "UPDATE lists SET name = 'b1 renamed' WHERE name = 'b1'")
+            try db.execute(sql: "INSERT INTO lists (name) VALUES ('b unpushed')")
+            try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (last_insert_rowid(), 'under b unpushed')")
+        }
+        let unpushed = try b.pool.read { try Int64.fetchOne($0, sql: "SELECT id FROM lists WHERE name = 'b unpushed'") }
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('a3'); INSERT INTO items (list_id, title) VALUES (last_insert_rowid(), 'under a3')") }
+        _ = try a.push()
+        let url = b.file("store.sqlite")
+        try a.store.snapshot(to: url)
+        _ = try b.store.installWholeStore(at: url)
+        let after = try b.pool.read { try String.fetchAll($0, sql: "SELECT id || ':' || name FROM lists ORDER BY id") }
+        for line in before where !line.hasSuffix(":b1") { #expect(after.contains(line), "\(line) moved: \(after)") }
+        #expect(try b.pool.read { try Int64.fetchOne($0, sql: "SELECT id FROM lists WHERE name = 'b1 renamed'") } != nil)
+        #expect(try b.pool.read { try Int64.fetchOne($0, sql: "SELECT id FROM lists WHERE name = 'b unpushed'") } == unpushed)
+        let misplaced = try b.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM items LEFT JOIN lists ON lists.id = items.list_id WHERE lists.id IS NULL OR items.title <> 'under ' || lists.name")
+        }
+        #expect(misplaced == 1, "only the renamed list's item names its old name")
+        try Self.exchange([a, b])
+        try Self.check([a, b])
     }
 }

@@ -69,12 +69,15 @@ extension LocalStore {
                 try merge.keepLocalRows()
                 try Self.checkSnapshotSchema(tables, in: db)
                 var result = try ChangeLog.withCaptureSuppressed(db) {
+                    try RowIdentity.mapStoreRows(of: tables, store: "rollingsync_snapshot", in: db)
                     for table in tables {
                         try Self.replaceRows(of: table, guardedBy: triggerGuard, in: db)
                     }
                     try Self.replaceSyncBookkeeping(in: db)
                     try LocalStoreSchema.compactAppliedClocks(in: db)
                     try merge.mergePendingChanges()
+                    for table in tables { try RowIdentity.reconcile(table, in: db) }
+                    try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_ids")
                     var result = merge.installation
                     result.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
                     var settlement = try ReferenceSettlement(db: db, syncedTables: tables)
@@ -124,10 +127,11 @@ extension LocalStore {
     /// statement, each permitted, so the app's triggers keep derived data current while their
     /// writes to synced tables are skipped; otherwise in one statement per step.
     private static func replaceRows(of table: SyncedTable, guardedBy triggerGuard: AppTriggerGuard?, in db: Database) throws {
-        let snapshotColumns = Set(
+        var snapshotColumns = Set(
             try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'rollingsync_snapshot')", arguments: [table.name])
         )
         guard !snapshotColumns.isEmpty else { return }
+        if table.keyIsRowid { snapshotColumns.formUnion(table.keyColumns) }
         if let missing = table.keyColumns.first(where: { !snapshotColumns.contains($0) }) {
             throw WholeStoreFileError(reason: "its table \(table.name) has no key column \(missing)")
         }
@@ -158,9 +162,22 @@ extension LocalStore {
         // Rows whose key is NULL are local only: kept here, never taken from the store.
         let syncable = table.keyMayBeNull ? " WHERE \(key.isPresent())" : ""
         try writeRows("DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(key.value()) FROM main.\(name)\(syncable)")
+        // Local ids and references are the store's own: its rows are staged with this database's.
+        var source = "rollingsync_snapshot.\(name)"
+        if table.keyIsLocal || !table.localReferences.isEmpty {
+            try RowIdentity.adoptStoreIdentities(of: table, in: db)
+            try db.execute(sql: """
+                DROP TABLE IF EXISTS temp.rollingsync_store_rows;
+                CREATE TEMP TABLE rollingsync_store_rows AS
+                    SELECT \(common.map { "\(RowIdentity.storeValue(of: $0, in: table)) AS \($0.sqlIdentifier)" }.joined(separator: ", "))
+                    FROM rollingsync_snapshot.\(name) AS s;
+                """)
+            source = "temp.rollingsync_store_rows"
+        }
+        defer { try? db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_rows") }
         try writeRows(
-            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM rollingsync_snapshot.\(name) WHERE \(key.isPresent())",
-            keys: "SELECT \(key.value()) FROM rollingsync_snapshot.\(name) WHERE \(key.isPresent())"
+            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM \(source) WHERE \(key.isPresent())",
+            keys: "SELECT \(key.value()) FROM \(source) WHERE \(key.isPresent())"
         )
         if !extra.isEmpty {
             let targets = extra.map(\.sqlIdentifier).joined(separator: ", ")

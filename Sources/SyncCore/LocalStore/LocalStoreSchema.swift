@@ -206,12 +206,12 @@ enum LocalStoreSchema {
         migrator.registerMigration("rollingsync v4: row identities") { db in
             try db.execute(sql: """
                 CREATE TABLE rollingsync_identities (
-                    table_id INTEGER NOT NULL,
-                    local_id INTEGER NOT NULL,
-                    global_id TEXT NOT NULL,
-                    state INTEGER NOT NULL DEFAULT 0,
-                    PRIMARY KEY (table_id, local_id)) WITHOUT ROWID;
-                CREATE UNIQUE INDEX rollingsync_identities_global ON rollingsync_identities (table_id, global_id);
+                    rollingsync_table INTEGER NOT NULL,
+                    rollingsync_local INTEGER NOT NULL,
+                    rollingsync_global TEXT NOT NULL,
+                    rollingsync_status INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (rollingsync_table, rollingsync_local)) WITHOUT ROWID;
+                CREATE UNIQUE INDEX rollingsync_identities_global ON rollingsync_identities (rollingsync_table, rollingsync_global);
                 """)
         }
         return migrator

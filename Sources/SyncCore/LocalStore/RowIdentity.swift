@@ -34,13 +34,13 @@ enum RowIdentity {
     /// The SQL expression of the global identity of the row whose local id is the SQL expression
     /// `local` in the table `tableID` (`NULL` when it has none).
     static func global(ofLocal local: String, tableID: Int64) -> String {
-        "(SELECT global_id FROM rollingsync_identities WHERE table_id = \(tableID) AND local_id = \(local))"
+        "(SELECT rollingsync_global FROM rollingsync_identities WHERE rollingsync_table = \(tableID) AND rollingsync_local = \(local))"
     }
 
     /// The SQL expression of the local id of the row whose global identity is the SQL expression
     /// `global` in the table `tableID` (`NULL` when it has none).
     static func local(ofGlobal global: String, tableID: Int64) -> String {
-        "(SELECT local_id FROM rollingsync_identities WHERE table_id = \(tableID) AND global_id = \(global))"
+        "(SELECT rollingsync_local FROM rollingsync_identities WHERE rollingsync_table = \(tableID) AND rollingsync_global = \(global))"
     }
 
     /// The SQL expression of a new global identity for the local id `local`.
@@ -52,31 +52,115 @@ enum RowIdentity {
     /// unless it has a live one (an `INSERT OR REPLACE` of an existing row keeps its identity).
     static func assignment(tableID: Int64, local: String) -> String {
         """
-        INSERT INTO rollingsync_identities (table_id, local_id, global_id)
+        INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global)
             SELECT \(tableID), \(local), \(newIdentity(for: local)) WHERE \(local) IS NOT NULL
-            ON CONFLICT (table_id, local_id) DO UPDATE SET global_id = excluded.global_id, state = \(live) WHERE state <> \(live);
+            ON CONFLICT (rollingsync_table, rollingsync_local) DO UPDATE SET rollingsync_global = excluded.rollingsync_global, rollingsync_status = \(live) WHERE rollingsync_status <> \(live);
         """
     }
 
     /// The trigger statement marking the identity of the row whose local id is `local` (`old.id`)
     /// deleted.
     static func retirement(tableID: Int64, local: String) -> String {
-        "UPDATE rollingsync_identities SET state = \(deleted) WHERE table_id = \(tableID) AND local_id = \(local);"
+        "UPDATE rollingsync_identities SET rollingsync_status = \(deleted) WHERE rollingsync_table = \(tableID) AND rollingsync_local = \(local);"
     }
 
     /// Gives every row of `table` without a live identity a new one (a table being registered).
     static func assignEveryRow(of table: SyncedTable, in db: Database) throws {
         guard table.keyIsLocal, let key = table.keyColumns.first?.sqlIdentifier else { return }
         try db.execute(sql: """
-            INSERT INTO rollingsync_identities (table_id, local_id, global_id)
+            INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global)
             SELECT \(table.id), \(key), \(newIdentity(for: key)) FROM main.\(table.name.sqlIdentifier) WHERE \(key) IS NOT NULL
-            ON CONFLICT (table_id, local_id) DO UPDATE SET global_id = excluded.global_id, state = \(live) WHERE state <> \(live)
+            ON CONFLICT (rollingsync_table, rollingsync_local) DO UPDATE SET rollingsync_global = excluded.rollingsync_global, rollingsync_status = \(live) WHERE rollingsync_status <> \(live)
+            """)
+    }
+
+    /// Makes the identities of the existing rows of `table` live (rows RollingSync wrote back with
+    /// capture suppressed, as a re-base does for rows with unpushed changes) and gives the rows
+    /// without one a new one.
+    static func reconcile(_ table: SyncedTable, in db: Database) throws {
+        guard table.keyIsLocal, let key = table.keyColumns.first?.sqlIdentifier else { return }
+        try db.execute(sql: """
+            UPDATE rollingsync_identities SET rollingsync_status = \(live)
+            WHERE rollingsync_table = \(table.id) AND rollingsync_status <> \(live)
+              AND rollingsync_local IN (SELECT \(key) FROM main.\(table.name.sqlIdentifier))
+            """)
+        try assignEveryRow(of: table, in: db)
+    }
+
+    // MARK: Re-basing on a whole store
+
+    /// Decides, before a re-base replaces the rows of the tables whose keys are local with a whole
+    /// store's (the database attached as `store`), the local id of every row of the store, in
+    /// `temp.rollingsync_store_ids`: a row known here keeps its local id (ids the app was given
+    /// never move); another takes its id in the store where nothing here has it, and the next
+    /// free id otherwise. Nothing else changes yet (see ``adoptStoreIdentities(of:)``).
+    static func mapStoreRows(of tables: [SyncedTable], store: String, in db: Database) throws {
+        try db.execute(sql: """
+            DROP TABLE IF EXISTS temp.rollingsync_store_ids;
+            CREATE TEMP TABLE rollingsync_store_ids (
+                table_id INTEGER NOT NULL, store_id INTEGER NOT NULL, global TEXT NOT NULL, local_id INTEGER,
+                PRIMARY KEY (table_id, store_id)) WITHOUT ROWID;
+            """)
+        guard try db.tableExists("rollingsync_identities", in: store) else { return }
+        for table in tables where table.keyIsLocal {
+            guard let storeTable = try Int64.fetchOne(
+                db, sql: "SELECT id FROM \(store).rollingsync_tables WHERE name = ?", arguments: [table.name]
+            ) else { continue }
+            let key = table.keyColumns[0].sqlIdentifier
+            let sequence = try db.tableExists("sqlite_sequence")
+                ? "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = \(table.name.sqlLiteral)), 0)" : "0"
+            try db.execute(sql: """
+                INSERT INTO temp.rollingsync_store_ids (table_id, store_id, global, local_id)
+                    SELECT \(table.id), s.rollingsync_local, s.rollingsync_global, m.rollingsync_local
+                    FROM \(store).rollingsync_identities AS s
+                    LEFT JOIN main.rollingsync_identities AS m ON m.rollingsync_table = \(table.id) AND m.rollingsync_global = s.rollingsync_global
+                    WHERE s.rollingsync_table = \(storeTable) AND s.rollingsync_status = \(live);
+                UPDATE temp.rollingsync_store_ids AS r SET local_id = store_id
+                    WHERE table_id = \(table.id) AND local_id IS NULL
+                      AND NOT EXISTS (SELECT 1 FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND rollingsync_local = r.store_id)
+                      AND NOT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = r.store_id)
+                      AND NOT EXISTS (SELECT 1 FROM temp.rollingsync_store_ids AS o WHERE o.table_id = \(table.id) AND o.local_id = r.store_id);
+                UPDATE temp.rollingsync_store_ids SET local_id = fresh.id FROM (
+                    SELECT store_id, row_number() OVER (ORDER BY store_id) + max(
+                        coalesce((SELECT max(rollingsync_local) FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id)), 0),
+                        coalesce((SELECT max(\(key)) FROM main.\(table.name.sqlIdentifier)), 0),
+                        coalesce((SELECT max(local_id) FROM temp.rollingsync_store_ids WHERE table_id = \(table.id)), 0),
+                        \(sequence)) AS id
+                    FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND local_id IS NULL
+                ) AS fresh
+                WHERE rollingsync_store_ids.table_id = \(table.id) AND rollingsync_store_ids.store_id = fresh.store_id;
+                """)
+        }
+    }
+
+    /// The SQL expression, on a store row aliased `s`, of the local value of `column` of `table`
+    /// as ``mapStoreRows(of:store:in:)`` decided it: a local key's local id, a reference's
+    /// referenced row's local id (as it is when the store's row names no row); the column itself
+    /// otherwise.
+    static func storeValue(of column: String, in table: SyncedTable) -> String {
+        let name = "s.\(column.sqlIdentifier)"
+        let identities = table.keyIsLocal && table.keyColumns == [column] ? table.id : table.localReferences[column]
+        guard let identities else { return name }
+        return "coalesce((SELECT local_id FROM temp.rollingsync_store_ids WHERE table_id = \(identities) AND store_id = \(name)), \(name))"
+    }
+
+    /// Records the identities of the store's rows of `table` (whose rows here were just deleted)
+    /// at the local ids ``mapStoreRows(of:store:in:)`` decided, live, before those rows are
+    /// written.
+    static func adoptStoreIdentities(of table: SyncedTable, in db: Database) throws {
+        guard table.keyIsLocal else { return }
+        try db.execute(sql: """
+            DELETE FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND (
+                rollingsync_local IN (SELECT local_id FROM temp.rollingsync_store_ids WHERE table_id = \(table.id))
+                OR rollingsync_global IN (SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id)));
+            INSERT INTO main.rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status)
+                SELECT table_id, local_id, global, \(live) FROM temp.rollingsync_store_ids WHERE table_id = \(table.id);
             """)
     }
 
     /// Forgets the identities of a table removed from synchronization.
     static func forget(tableID: Int64, in db: Database) throws {
-        try db.execute(sql: "DELETE FROM rollingsync_identities WHERE table_id = ?", arguments: [tableID])
+        try db.execute(sql: "DELETE FROM rollingsync_identities WHERE rollingsync_table = ?", arguments: [tableID])
     }
 
     /// The id a global identity prefers: the local id its row had where it was created.
@@ -93,13 +177,13 @@ enum RowIdentity {
     static func localValue(of value: DatabaseValue, in table: SyncedTable, db: Database) throws -> DatabaseValue {
         guard case .string(let global) = value.storage else { return value }
         if let local = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT local_id FROM rollingsync_identities WHERE table_id = ? AND global_id = ?"),
+            db.cachedStatement(sql: "SELECT rollingsync_local FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?"),
             arguments: [table.id, global]
         ) {
             return local.databaseValue
         }
         let placeholder = min(try lowest(in: table, db: db), 0) - 1
-        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (table_id, local_id, global_id, state) VALUES (?, ?, ?, ?)")
+        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, ?)")
             .execute(arguments: [table.id, placeholder, global, reserved])
         return placeholder.databaseValue
     }
@@ -121,19 +205,19 @@ enum RowIdentity {
         _ global: String, in table: SyncedTable, db: Database, moveReferences: (Int64, Int64) throws -> Void
     ) throws -> Claim {
         let known = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT local_id, state FROM rollingsync_identities WHERE table_id = ? AND global_id = ?"),
+            db.cachedStatement(sql: "SELECT rollingsync_local, rollingsync_status FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?"),
             arguments: [table.id, global]
         )
-        if let known, known["state"] as Int == live {
-            return Claim(localID: known["local_id"], exists: true)
+        if let known, known["rollingsync_status"] as Int == live {
+            return Claim(localID: known["rollingsync_local"], exists: true)
         }
         let localID = try freeID(preferring: preferredID(of: global), in: table, db: db)
-        if let known, known["state"] as Int == reserved {
-            try moveReferences(known["local_id"], localID)
+        if let known, known["rollingsync_status"] as Int == reserved {
+            try moveReferences(known["rollingsync_local"], localID)
         }
-        try db.cachedStatement(sql: "DELETE FROM rollingsync_identities WHERE table_id = ?1 AND (global_id = ?2 OR local_id = ?3)")
+        try db.cachedStatement(sql: "DELETE FROM rollingsync_identities WHERE rollingsync_table = ?1 AND (rollingsync_global = ?2 OR rollingsync_local = ?3)")
             .execute(arguments: [table.id, global, localID])
-        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (table_id, local_id, global_id, state) VALUES (?, ?, ?, \(live))")
+        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, \(live))")
             .execute(arguments: [table.id, localID, global])
         return Claim(localID: localID, exists: false)
     }
@@ -141,7 +225,7 @@ enum RowIdentity {
     /// Marks a claimed identity deleted: its row was not written (it lost a uniqueness collision or
     /// a constraint refused it), as if it had been deleted.
     static func release(_ global: String, in table: SyncedTable, db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE rollingsync_identities SET state = ? WHERE table_id = ? AND global_id = ?")
+        try db.cachedStatement(sql: "UPDATE rollingsync_identities SET rollingsync_status = ? WHERE rollingsync_table = ? AND rollingsync_global = ?")
             .execute(arguments: [deleted, table.id, global])
     }
 
@@ -153,7 +237,7 @@ enum RowIdentity {
         if let preferred, try !(Bool.fetchOne(
             db.cachedStatement(sql: """
                 SELECT EXISTS (SELECT 1 FROM main.\(name) WHERE \(key) = ?1)
-                    OR EXISTS (SELECT 1 FROM rollingsync_identities WHERE table_id = ?2 AND local_id = ?1 AND state <> \(deleted))
+                    OR EXISTS (SELECT 1 FROM rollingsync_identities WHERE rollingsync_table = ?2 AND rollingsync_local = ?1 AND rollingsync_status <> \(deleted))
                 """),
             arguments: [preferred, table.id]
         ) ?? true) {
@@ -165,7 +249,7 @@ enum RowIdentity {
         let highest = try Int64.fetchOne(
             db.cachedStatement(sql: """
                 SELECT max(coalesce((SELECT max(\(key)) FROM main.\(name)), 0),
-                           coalesce((SELECT max(local_id) FROM rollingsync_identities WHERE table_id = ?), 0))
+                           coalesce((SELECT max(rollingsync_local) FROM rollingsync_identities WHERE rollingsync_table = ?), 0))
                 """),
             arguments: [table.id]
         ) ?? 0
@@ -177,7 +261,7 @@ enum RowIdentity {
         try Int64.fetchOne(
             db.cachedStatement(sql: """
                 SELECT min(coalesce((SELECT min(\(table.keyColumns[0].sqlIdentifier)) FROM main.\(table.name.sqlIdentifier)), 0),
-                           coalesce((SELECT min(local_id) FROM rollingsync_identities WHERE table_id = ?), 0))
+                           coalesce((SELECT min(rollingsync_local) FROM rollingsync_identities WHERE rollingsync_table = ?), 0))
                 """),
             arguments: [table.id]
         ) ?? 0

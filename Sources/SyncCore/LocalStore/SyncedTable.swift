@@ -23,6 +23,9 @@ public struct SyncedTable: Sendable, Equatable {
     /// `rowid`, or `_rowid_` or `oid` when a column takes that name). Such rows are named by their
     /// global identity (``RowIdentity``) everywhere RollingSync refers to a row.
     var keyIsLocal = false
+    /// True when the table declares no key and ``keyColumns`` names its rowid, which `SELECT *`
+    /// leaves out.
+    var keyIsRowid = false
     /// The columns (key or not) that hold the local key of a synced table whose ``keyIsLocal``, by
     /// that table's id: the one-column foreign keys to such a table's key. Their values travel as
     /// the referenced rows' global identities. Filled by ``LocalStore/syncedTables(in:)``.
@@ -41,6 +44,7 @@ public struct SyncedTable: Sendable, Equatable {
             name: name, keyColumns: shape.keyColumns, columns: shape.columns, id: id,
             keyMayBeNull: shape.keyMayBeNull, keyIsLocal: shape.keyIsLocal
         )
+        keyIsRowid = shape.keyIsRowid
     }
 
     init(name: String, keyColumns: [String], columns: [String], id: Int64, keyMayBeNull: Bool = false, keyIsLocal: Bool = false) {
@@ -101,6 +105,7 @@ public struct SyncedTable: Sendable, Equatable {
         var columns: [String]
         var keyMayBeNull: Bool
         var keyIsLocal: Bool
+        var keyIsRowid = false
     }
 
     /// Reads a table's schema and checks that it can be synchronized. Every ordinary table can:
@@ -142,7 +147,7 @@ public struct SyncedTable: Sendable, Equatable {
             guard let rowid = ["rowid", "_rowid_", "oid"].first(where: { !taken.contains($0) }) else {
                 throw refuse("it has no primary key, and columns named rowid, _rowid_ and oid hide its rowid; declare a primary key")
             }
-            return Shape(keyColumns: [rowid], columns: columns, keyMayBeNull: false, keyIsLocal: true)
+            return Shape(keyColumns: [rowid], columns: columns, keyMayBeNull: false, keyIsLocal: true, keyIsRowid: true)
         }
         // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
         let keyIsLocal = keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased().contains("INT")

@@ -51,7 +51,8 @@ struct WholeStoreMerge {
             try db.execute(sql: """
                 DROP TABLE IF EXISTS \(copy);
                 CREATE TEMP TABLE \("rollingsync_local_\(table.id)".sqlIdentifier) AS
-                    SELECT * FROM main.\(table.name.sqlIdentifier)
+                    SELECT \(table.keyIsRowid ? "\(table.keyColumns[0].sqlIdentifier) AS \(table.keyColumns[0].sqlIdentifier), " : "")*
+                    FROM main.\(table.name.sqlIdentifier)
                     WHERE \(table.key.value()) IN (SELECT row_key FROM rollingsync_changes WHERE table_id = \(table.id));
                 CREATE INDEX temp.\("rollingsync_local_\(table.id)_key".sqlIdentifier)
                     ON \("rollingsync_local_\(table.id)".sqlIdentifier) (\(table.key.columnList));
