@@ -21,7 +21,7 @@ struct InitCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Where the data meets other clients: a URL or a folder path.", valueName: "url"))
     var remote: String
 
-    @Option(name: .customLong("table"), help: ArgumentHelp("A table to sync (repeat for several; one primary key of app-assigned values).", valueName: "name"))
+    @Option(name: .customLong("table"), help: ArgumentHelp("A table to sync (repeat for several).", valueName: "name"))
     var tables: [String] = []
 
     @Flag(name: .customLong("all-tables"), help: "Sync every table that can be synced, and list the ones left out with the reason.")
