@@ -14,6 +14,10 @@ struct StatusCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var database: DatabaseOptions
+    @Option(name: .customLong("row"), help: ArgumentHelp(
+        "Also show the global identity of a row of a table with integer keys: TABLE:ID (repeat for several).", valueName: "table:id"
+    ))
+    var rows: [String] = []
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
@@ -36,7 +40,8 @@ struct StatusCommand: AsyncParsableCommand {
             lastSyncSummary: lastSync?.humanLines.first,
             waitingForUpgrade: lastSync?.upgradeRequired.map { $0.map(\.text) } ?? [],
             clients: nil,
-            clientsUnavailable: nil
+            clientsUnavailable: nil,
+            rows: try rows.map { try Self.identity(of: $0, in: localStore) }
         )
         do {
             result.clients = try await Self.clients(settings)
@@ -44,6 +49,15 @@ struct StatusCommand: AsyncParsableCommand {
             result.clientsUnavailable = CommandLineError(classifying: error)?.message ?? String(describing: error)
         }
         try output.console.emit(result)
+    }
+
+    /// The row `TABLE:ID` names and its global identity.
+    private static func identity(of argument: String, in localStore: LocalStore) throws -> RowIdentityLine {
+        guard let separator = argument.lastIndex(of: ":"), let id = Int64(argument[argument.index(after: separator)...]) else {
+            throw ValidationError("--row takes TABLE:ID, e.g. lists:7 (got \(argument))")
+        }
+        let table = String(argument[..<separator])
+        return RowIdentityLine(table: table, id: id, globalIdentity: try localStore.globalIdentity(ofRowWithID: id, in: table))
     }
 
     /// The identifiers of the application's registered clients (the `ClientDevices` folders).
@@ -80,6 +94,8 @@ struct StatusResult: CommandResult {
     var waitingForUpgrade: [String]
     var clients: [String]?
     var clientsUnavailable: String?
+    /// The rows asked for with `--row`.
+    var rows: [RowIdentityLine] = []
 
     var humanLines: [String] {
         var lines = [
@@ -94,6 +110,17 @@ struct StatusResult: CommandResult {
         } else if let clientsUnavailable {
             lines.append("  clients: unavailable (\(clientsUnavailable))")
         }
+        lines += rows.map { row in
+            "  row \(row.table):\(row.id): " + (row.globalIdentity.map { "global identity \($0)" } ?? "no such row with a global identity here")
+        }
         return lines
     }
+}
+
+/// A row of a table with integer keys and the name every client knows it by.
+struct RowIdentityLine: Codable, Equatable {
+    var table: String
+    var id: Int64
+    /// `nil` when no row has that id here, or the table's keys name their rows themselves.
+    var globalIdentity: String?
 }

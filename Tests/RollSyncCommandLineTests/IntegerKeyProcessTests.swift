@@ -101,10 +101,28 @@ struct IntegerKeyProcessTests {
             #expect(try await Self.sqlite(client, "PRAGMA integrity_check") == ["ok"])
             #expect(try await Self.sqlite(client, "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'lists') >= (SELECT max(id) FROM lists)") == ["1"])
         }
+        // status --row names a row by the identity every client knows it by.
+        func identity(_ client: String, _ name: String) async throws -> String? {
+            let id = try await Self.sqlite(client, "SELECT id FROM lists WHERE name = '\(name)'").first ?? "0"
+            let status = try await RollsyncProcess.run(["status", "--db", client, "--row", "lists:\(id)", "--json"])
+            let rows = try status.jsonObjects().first?["rows"] as? [[String: Any]]
+            return rows?.first?["globalIdentity"] as? String
+        }
+        let identities = try await clients.asyncMap { try await identity($0, "list 1 of 2") }
+        #expect(identities[0] != nil && Set(identities.map { $0 ?? "" }).count == 1, "\(identities)")
         // Every id sqlite3 handed out still names the same list on its client (or none, deleted).
         for (index, id, name) in handedOut {
             let found = try await Self.sqlite(clients[index], "SELECT name FROM lists WHERE id = \(id)")
             #expect(found == (name.hasPrefix("list 0 ") ? [] : [name]), "client \(index): id \(id) was \(name), now \(found)")
         }
+    }
+}
+
+extension Array {
+    /// `transform` applied to each element in order, awaiting each.
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var result: [T] = []
+        for element in self { result.append(try await transform(element)) }
+        return result
     }
 }

@@ -101,11 +101,17 @@ struct IntegerKeyTests {
             // AUTOINCREMENT stays above every id taken.
             #expect(try client.pool.read { try Int64.fetchOne($0, sql: "SELECT (SELECT seq FROM sqlite_sequence WHERE name = 'lists') >= (SELECT max(id) FROM lists)") } == 1)
         }
-        // Ids the app was given never moved.
+        // Ids the app was given never moved; each names one row everywhere by its global identity.
         for entry in given {
             let name = try clients[entry.client].pool.read { try String.fetchOne($0, sql: "SELECT name FROM lists WHERE id = ?", arguments: [entry.list]) }
             #expect(name == entry.name)
+            let identity = try #require(try clients[entry.client].store.globalIdentity(ofRowWithID: entry.list, in: "lists"))
+            for client in clients {
+                let id = try #require(try client.store.rowID(ofGlobalIdentity: identity, in: "lists"))
+                #expect(try client.pool.read { try String.fetchOne($0, sql: "SELECT name FROM lists WHERE id = ?", arguments: [id]) } == entry.name)
+            }
         }
+        #expect(try clients[0].store.globalIdentity(ofRowWithID: 999, in: "lists") == nil)
     }
 
     @Test("a row nobody else created keeps its id on every client; a later edit and deletion follow it")
