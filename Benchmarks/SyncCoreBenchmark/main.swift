@@ -8,8 +8,9 @@
 // 2. Apply cost: applying change sets of those 100k inserts and 100k updates (verification pass
 //    included) versus executing the same writes directly in one transaction each. Target ≤ 2×.
 //    Both run on a table keyed by one TEXT column (a UUID) and on one keyed by a composite key of
-//    two TEXT columns (a join table's); the composite figures are also printed relative to the
-//    TEXT ones (goal: no worse than 1.1×).
+//    two TEXT columns (a join table's), and on one keyed by an INTEGER PRIMARY KEY (rows named by
+//    global identities); the composite and integer figures are also printed relative to the TEXT
+//    ones (goals: no worse than 1.1× and 1.25×).
 // 3. Encoded size per change.
 // 4. Peak memory (VmHWM, reset between phases through /proc/self/clear_refs) while encoding and
 //    decoding 100,000 and 1,000,000 changes: bounded if both peaks are about the same.
@@ -68,14 +69,17 @@ enum KeyShape: String, CaseIterable {
     case text = "TEXT key"
     /// Two TEXT columns (the two halves of a UUID), as a join table's `PRIMARY KEY (a, b)`.
     case composite = "composite key"
+    /// An `INTEGER PRIMARY KEY` (the rowid), whose rows RollingSync names by global identities.
+    case integer = "integer key"
 
-    var keyColumns: [String] { self == .text ? ["id"] : ["id", "part"] }
+    var keyColumns: [String] { self == .composite ? ["id", "part"] : ["id"] }
 
     var createTable: String {
         switch self {
         case .text: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, quantity INTEGER, price REAL, note TEXT)"
         case .composite:
             "CREATE TABLE items (id TEXT NOT NULL, part TEXT NOT NULL, name TEXT, quantity INTEGER, price REAL, note TEXT, PRIMARY KEY (id, part))"
+        case .integer: "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT, quantity INTEGER, price REAL, note TEXT)"
         }
     }
 
@@ -84,7 +88,11 @@ enum KeyShape: String, CaseIterable {
 
     /// Row `index`'s key values.
     func key(_ index: Int) -> [DatabaseValue] {
-        self == .text ? [keys[index].databaseValue] : [String(keys[index].prefix(18)).databaseValue, String(keys[index].suffix(18)).databaseValue]
+        switch self {
+        case .text: [keys[index].databaseValue]
+        case .composite: [String(keys[index].prefix(18)).databaseValue, String(keys[index].suffix(18)).databaseValue]
+        case .integer: [(index + 1).databaseValue]
+        }
     }
 
     /// An `INSERT` of a whole row, key values first.
@@ -338,10 +346,12 @@ func ratios(_ shape: KeyShape) -> (capture: Double, apply: Double) {
     let applied = costs.applyTimes.insert + costs.applyTimes.update
     return ((captured.insert + captured.update) / (plain.insert + plain.update), applied / (costs.directTimes.insert + costs.directTimes.update))
 }
-let (textRatios, compositeRatios) = (ratios(.text), ratios(.composite))
+let (textRatios, compositeRatios, integerRatios) = (ratios(.text), ratios(.composite), ratios(.integer))
 print("")
 print("   composite key relative to TEXT key (goal ≤ 1.1×): capture ratio \(format(compositeRatios.capture / textRatios.capture))×, "
     + "apply ratio \(format(compositeRatios.apply / textRatios.apply))×")
+print("   integer key relative to TEXT key (goal ≤ 1.25×): capture ratio \(format(integerRatios.capture / textRatios.capture))×, "
+    + "apply ratio \(format(integerRatios.apply / textRatios.apply))×")
 print("")
 print("3. Encoded size")
 print("   insert set: \(insertSet.summary.byteCount) bytes for \(insertSet.summary.changeCount) rows (4 columns + 36-char key): \(format(Double(insertSet.summary.byteCount) / Double(insertSet.summary.changeCount))) bytes/change")

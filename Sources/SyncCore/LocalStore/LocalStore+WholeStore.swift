@@ -77,7 +77,7 @@ extension LocalStore {
                     try LocalStoreSchema.compactAppliedClocks(in: db)
                     try merge.mergePendingChanges()
                     for table in tables { try RowIdentity.reconcile(table, in: db) }
-                    try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_ids")
+                    try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_ids; DROP TABLE IF EXISTS temp.rollingsync_live_ids")
                     var result = merge.installation
                     result.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
                     var settlement = try ReferenceSettlement(db: db, syncedTables: tables)

@@ -24,12 +24,19 @@ import GRDB
 ///   children deleted with it are still named by it; a later row that takes the same id replaces
 ///   it.
 ///
+/// - **A row a re-base took out** because the whole store does not have it yet (this client pushed
+///   it after the store was written) is marked absent: its id is taken by no other row, and the
+///   row returns to it when its set is applied again.
+///
 /// A row's local id is its key's value (its rowid in a table without a key). States: `0` live,
-/// `1` deleted, `2` reserved.
+/// `1` deleted, `2` reserved, `3` absent. A row that comes back (re-created after its deletion, or
+/// returning after a re-base) takes its former id again where it can.
 enum RowIdentity {
     static let live = 0
     static let deleted = 1
     static let reserved = 2
+    /// A row a re-base took out because the whole store lacks it (yet): its id stays its own.
+    static let absent = 3
 
     /// The SQL expression of the global identity of the row whose local id is the SQL expression
     /// `local` in the table `tableID` (`NULL` when it has none).
@@ -101,6 +108,12 @@ enum RowIdentity {
                 table_id INTEGER NOT NULL, store_id INTEGER NOT NULL, global TEXT NOT NULL, local_id INTEGER,
                 PRIMARY KEY (table_id, store_id)) WITHOUT ROWID;
             """)
+        try db.execute(sql: """
+            DROP TABLE IF EXISTS temp.rollingsync_live_ids;
+            CREATE TEMP TABLE rollingsync_live_ids AS
+                SELECT rollingsync_table AS table_id, rollingsync_global AS global FROM main.rollingsync_identities
+                WHERE rollingsync_status = \(live);
+            """)
         guard try db.tableExists("rollingsync_identities", in: store) else { return }
         for table in tables where table.keyIsLocal {
             guard let storeTable = try Int64.fetchOne(
@@ -146,10 +159,14 @@ enum RowIdentity {
 
     /// Records the identities of the store's rows of `table` (whose rows here were just deleted)
     /// at the local ids ``mapStoreRows(of:store:in:)`` decided, live, before those rows are
-    /// written.
+    /// written; the rows that were here and that the store lacks are marked absent.
     static func adoptStoreIdentities(of table: SyncedTable, in db: Database) throws {
         guard table.keyIsLocal else { return }
         try db.execute(sql: """
+            UPDATE main.rollingsync_identities SET rollingsync_status = \(absent)
+            WHERE rollingsync_table = \(table.id) AND rollingsync_status = \(deleted)
+              AND rollingsync_global IN (SELECT global FROM temp.rollingsync_live_ids WHERE table_id = \(table.id))
+              AND rollingsync_global NOT IN (SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id));
             DELETE FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND (
                 rollingsync_local IN (SELECT local_id FROM temp.rollingsync_store_ids WHERE table_id = \(table.id))
                 OR rollingsync_global IN (SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id)));
@@ -211,7 +228,9 @@ enum RowIdentity {
         if let known, known["rollingsync_status"] as Int == live {
             return Claim(localID: known["rollingsync_local"], exists: true)
         }
-        let localID = try freeID(preferring: preferredID(of: global), in: table, db: db)
+        let former: Int64? = known.flatMap { [deleted, absent].contains($0["rollingsync_status"] as Int) ? $0["rollingsync_local"] : nil }
+        let localID = try former.flatMap { try isFree($0, for: global, in: table, db: db) ? $0 : nil }
+            ?? freeID(preferring: preferredID(of: global), for: global, in: table, db: db)
         if let known, known["rollingsync_status"] as Int == reserved {
             try moveReferences(known["rollingsync_local"], localID)
         }
@@ -229,18 +248,25 @@ enum RowIdentity {
             .execute(arguments: [deleted, table.id, global])
     }
 
-    /// `preferred` when no row and no live or reserved identity has it here; otherwise one more
-    /// than the largest id in the table, in its identities and in its `sqlite_sequence` entry.
-    private static func freeID(preferring preferred: Int64?, in table: SyncedTable, db: Database) throws -> Int64 {
+    /// Whether `id` can take the row `global`: no row has it, and no identity but a deleted one or
+    /// the row's own.
+    private static func isFree(_ id: Int64, for global: String, in table: SyncedTable, db: Database) throws -> Bool {
+        try !(Bool.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumns[0].sqlIdentifier) = ?1)
+                    OR EXISTS (SELECT 1 FROM rollingsync_identities WHERE rollingsync_table = ?2 AND rollingsync_local = ?1
+                        AND rollingsync_status <> \(deleted) AND rollingsync_global <> ?3)
+                """),
+            arguments: [id, table.id, global]
+        ) ?? true)
+    }
+
+    /// `preferred` when it is free (``isFree(_:for:in:db:)``); otherwise one more than the largest
+    /// id in the table, in its identities and in its `sqlite_sequence` entry.
+    private static func freeID(preferring preferred: Int64?, for global: String, in table: SyncedTable, db: Database) throws -> Int64 {
         let key = table.keyColumns[0].sqlIdentifier
         let name = table.name.sqlIdentifier
-        if let preferred, try !(Bool.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM main.\(name) WHERE \(key) = ?1)
-                    OR EXISTS (SELECT 1 FROM rollingsync_identities WHERE rollingsync_table = ?2 AND rollingsync_local = ?1 AND rollingsync_status <> \(deleted))
-                """),
-            arguments: [preferred, table.id]
-        ) ?? true) {
+        if let preferred, try isFree(preferred, for: global, in: table, db: db) {
             return preferred
         }
         let sequence = try db.tableExists("sqlite_sequence")
