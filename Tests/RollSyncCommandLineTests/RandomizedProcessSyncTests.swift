@@ -7,7 +7,8 @@ import Glibc
 #endif
 
 /// Three databases of a small notes app (folders, notes filed in them, tags on notes in a join
-/// table with a composite key; foreign keys with ON DELETE SET NULL and ON DELETE CASCADE) kept in sync by the real `rollsync` binary, each
+/// table with a composite key, checklist items with an `INTEGER PRIMARY KEY AUTOINCREMENT` that
+/// sqlite3 numbers; foreign keys with ON DELETE SET NULL and ON DELETE CASCADE) kept in sync by the real `rollsync` binary, each
 /// command its own process, and written by `sqlite3` processes as an application would, under a
 /// seeded random schedule: edits that collide across clients (a folder deleted on one client while
 /// another files notes in it), syncs, syncs killed with SIGKILL at a random moment, two clients
@@ -107,6 +108,10 @@ extension SplitMix64 {
 /// rule and said so in `rollingsync_removed_rows`.
 final class ProcessSyncSimulation {
     static let tables = ["folders", "notes", "note_tags"]
+    /// Tables whose rows are compared by content: `checklist` with an `INTEGER PRIMARY KEY
+    /// AUTOINCREMENT` that sqlite3 numbers (ids differ between clients where two created the same
+    /// one; Docs/Conflicts.md, "Integer keys"), each item's text unique.
+    static let integerKeyedTables = ["checklist"]
     /// A notes app as such apps are: besides the references, an `updated_at` its trigger stamps and
     /// an FTS5 index over the titles kept by triggers (Docs/Conflicts.md, "Your own triggers").
     static let schema = """
@@ -117,6 +122,8 @@ final class ProcessSyncSimulation {
             note_id TEXT NOT NULL REFERENCES notes(id) ON DELETE CASCADE, tag TEXT NOT NULL, label TEXT,
             id TEXT GENERATED ALWAYS AS (quote(note_id) || ',' || quote(tag)) VIRTUAL,
             PRIMARY KEY (note_id, tag));
+        CREATE TABLE checklist (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, note_id TEXT REFERENCES notes(id) ON DELETE CASCADE, item TEXT NOT NULL);
         \(AppSchemaShapes.touchTrigger("notes_touch", on: "notes", stamp: "strftime('%Y-%m-%dT%H:%M:%f', 'now') || hex(randomblob(2))"))
         \(AppSchemaShapes.fts5Index("notes_fts", on: "notes", columns: ["title"]))
         """
@@ -138,6 +145,8 @@ final class ProcessSyncSimulation {
 
     private var inserted: [String: Set<String>] = [:]
     private var deleted: [String: Set<String>] = [:]
+    /// Every checklist item an application inserted: its client, the id sqlite3 gave it, its text.
+    private var checklistIDs: [(client: String, id: String, item: String)] = []
     private var keyCount = 0
     private var step = 0
     private var trace: [String] = []
@@ -220,7 +229,7 @@ final class ProcessSyncSimulation {
             try #require(created.status == 0, "seed \(seed): sqlite3 could not create \(client.file): \(created.standardError)")
             let initialised = try await rollsyncProcess(
                 ["init", "--db", client.file, "--remote", backend.remote, "--description", client.name, "--json"]
-                    + Self.tables.flatMap { ["--table", $0] } + backend.initOptions
+                    + (Self.tables + Self.integerKeyedTables).flatMap { ["--table", $0] } + backend.initOptions
             )
             try #require(initialised.status == 0, "seed \(seed) [\(backend.name)]: init of \(client.name): \(initialised.standardError)")
             clients.append(client)
@@ -288,9 +297,13 @@ final class ProcessSyncSimulation {
         case 64..<80:
             guard let folder = random.pick(folders) else { return try await insertFolder(client) }
             try await deleteFolder(client, folder)
-        case 80..<94:
+        case 80..<87:
             guard let note = random.pick(notes) else { return try await insertNote(client) }
             try await deleteNote(client, note)
+        case 87..<92:
+            try await insertChecklistItem(client)
+        case 92..<94:
+            try await deleteChecklistItem(client)
         default:
             guard let tag = random.pick(tags) else { return try await insertTag(client) }
             if try await write(client, "delete tag \(tag)", "DELETE FROM note_tags WHERE id = \(Self.sqlLiteral(tag));") != nil {
@@ -333,6 +346,28 @@ final class ProcessSyncSimulation {
         }
     }
 
+    /// Adds a checklist item, under a note or none; sqlite3 numbers it, and the id it gave must
+    /// stay this item's on this client.
+    private func insertChecklistItem(_ client: Client) async throws {
+        let note = random.chance(85) ? random.pick(try await localKeys(client)["notes"] ?? []) : nil
+        let item = "\(newKey("i")) by \(client.name)"
+        let sql = "INSERT INTO checklist (note_id, item) VALUES (\(literal(note)), '\(item)'); SELECT last_insert_rowid();"
+        if let id = try await write(client, "insert checklist item \(item)", sql)?.standardOutput.split(separator: "\n").last {
+            inserted["checklist", default: []].insert(item)
+            checklistIDs.append((client.name, String(id), item))
+        }
+    }
+
+    /// Deletes one of the client's checklist items, by the id it has there.
+    private func deleteChecklistItem(_ client: Client) async throws {
+        let items = try await query(client, "SELECT id || '|' || item FROM checklist ORDER BY id;")
+        guard let line = random.pick(items), let separator = line.firstIndex(of: "|") else { return try await insertChecklistItem(client) }
+        let item = String(line[line.index(after: separator)...])
+        if try await write(client, "delete checklist item \(item)", "DELETE FROM checklist WHERE id = \(line[..<separator]);") != nil {
+            deleted["checklist", default: []].insert(item)
+        }
+    }
+
     /// Deletes a folder; its notes stay, unfiled (SQLite does it with foreign keys ON, the
     /// application without).
     private func deleteFolder(_ client: Client, _ folder: String) async throws {
@@ -345,12 +380,16 @@ final class ProcessSyncSimulation {
     /// Deletes a note and its tags (cascaded by SQLite with foreign keys ON, by the application
     /// without); the tags it had are read in the same transaction.
     private func deleteNote(_ client: Client, _ note: String) async throws {
-        let cascade = client.foreignKeys ? "" : "DELETE FROM note_tags WHERE note_id = '\(note)'; "
-        let sql = "SELECT id FROM note_tags WHERE note_id = '\(note)'; " + cascade + "DELETE FROM notes WHERE id = '\(note)';"
+        let cascade = client.foreignKeys
+            ? "" : "DELETE FROM note_tags WHERE note_id = '\(note)'; DELETE FROM checklist WHERE note_id = '\(note)'; "
+        let sql = "SELECT 'tag|' || id FROM note_tags WHERE note_id = '\(note)'; SELECT 'item|' || item FROM checklist WHERE note_id = '\(note)'; "
+            + cascade + "DELETE FROM notes WHERE id = '\(note)';"
         guard let outcome = try await write(client, "delete note \(note)", sql) else { return }
-        let tags = outcome.standardOutput.split(separator: "\n").map(String.init)
+        let lines = outcome.standardOutput.split(separator: "\n").map(String.init)
+        let tags = lines.filter { $0.hasPrefix("tag|") }.map { String($0.dropFirst(4)) }
         deleted["notes", default: []].insert(note)
         deleted["note_tags", default: []].formUnion(tags)
+        deleted["checklist", default: []].formUnion(lines.filter { $0.hasPrefix("item|") }.map { String($0.dropFirst(5)) })
         if !tags.isEmpty { log("  with its tags \(tags.joined(separator: " "))") }
     }
 
@@ -568,6 +607,7 @@ final class ProcessSyncSimulation {
                 let rows = try await query(client, "SELECT * FROM \(table) ORDER BY id;", mode: "quote")
                 dump += rows.map { "\(table): \($0)" }
             }
+            dump += try await query(client, "SELECT 'checklist', note_id, item FROM checklist ORDER BY item;", mode: "quote")
             dumps.append(dump)
             let violations = try await query(client, "PRAGMA foreign_key_check;")
             check(violations.isEmpty, "\(client.name) breaks foreign keys (table|rowid|parent|fk): \(violations.prefix(8))")
@@ -587,6 +627,27 @@ final class ProcessSyncSimulation {
             removed.formUnion(try await removedRows(client))
         }
         removedByEngine = removed.count
+        var removedItems: Set<String> = []
+        for client in clients {
+            removedItems.formUnion(try await query(client, "SELECT json_extract(row_values, '$.item') FROM rollingsync_removed_rows WHERE table_name = 'checklist';"))
+        }
+        for client in clients {
+            let items = Set(try await query(client, "SELECT item FROM checklist;"))
+            let inserted = self.inserted["checklist"] ?? [], deleted = self.deleted["checklist"] ?? []
+            check(items.isSubset(of: inserted), "\(client.name) holds checklist items no application inserted")
+            let lost = inserted.subtracting(deleted).subtracting(items).subtracting(removedItems).sorted()
+            check(lost.isEmpty, "\(client.name) lacks checklist items the application inserted and never deleted: \(lost.prefix(10))")
+            let resurrected = items.intersection(deleted).sorted()
+            check(resurrected.isEmpty, "\(client.name) holds checklist items the application deleted: \(resurrected.prefix(10))")
+        }
+        // No id sqlite3 handed out moved: it names the same item on its client, or none (deleted).
+        for given in checklistIDs {
+            guard let client = clients.first(where: { $0.name == given.client }) else { continue }
+            let found = try await query(client, "SELECT item FROM checklist WHERE id = \(given.id);")
+            check(found.isEmpty || found == [given.item], "\(client.name)'s checklist id \(given.id) was \(given.item), now \(found)")
+            let present = try await query(client, "SELECT id FROM checklist WHERE item = '\(given.item)';")
+            check(present.isEmpty || present == [given.id], "\(client.name)'s checklist item \(given.item) was given id \(given.id), now has \(present)")
+        }
         for client in clients {
             let keys = try await localKeys(client)
             for table in Self.tables {
@@ -628,7 +689,8 @@ final class ProcessSyncSimulation {
 
     private func rowCounts(_ client: Client) async throws -> String {
         let keys = try await localKeys(client)
-        return Self.tables.map { "\($0) \(keys[$0]?.count ?? 0)" }.joined(separator: ", ")
+        let checklist = try await query(client, "SELECT count(*) FROM checklist;").first ?? "?"
+        return Self.tables.map { "\($0) \(keys[$0]?.count ?? 0)" }.joined(separator: ", ") + ", checklist \(checklist)"
     }
 
     /// The lines `sql` prints on `client` (read only; waits for locks).

@@ -8,6 +8,7 @@ struct SyncedTableRegistrationTests {
     static let refusedTables: [(schema: String, table: String, reason: String)] = [
         ("CREATE TABLE t (rowid TEXT, _rowid_ TEXT, oid TEXT)", "t", "hide its rowid"),
         ("CREATE VIRTUAL TABLE t USING fts5(body)", "t", "virtual table"),
+        ("CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT); INSERT INTO t DEFAULT VALUES", "sqlite_sequence", "SQLite's own"),
         ("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL); CREATE VIEW v AS SELECT * FROM t", "v", "view"),
         ("CREATE TABLE rollingsync_mine (id TEXT PRIMARY KEY NOT NULL)", "rollingsync_mine", "reserved"),
     ]

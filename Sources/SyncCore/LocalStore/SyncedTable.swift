@@ -6,8 +6,11 @@ public struct SyncedTable: Sendable, Equatable {
     /// The table's name.
     public var name: String
     /// The primary-key columns, in the order of the `PRIMARY KEY` clause: one column whose values
-    /// the app assigns, globally unique (e.g. a UUID), or several (a composite key, as a join
-    /// table's `PRIMARY KEY (note_id, tag_id)`).
+    /// the app assigns, globally unique (e.g. a UUID); one integer column whose values each
+    /// database assigns (`INTEGER PRIMARY KEY`), its rows then named by global identities
+    /// (``LocalStore/globalIdentity(ofRowWithID:in:)``); several (a composite key, as a join
+    /// table's `PRIMARY KEY (note_id, tag_id)`); or, for a table without a declared key, its rowid
+    /// (`rowid`, or `_rowid_` or `oid` when a column takes that name).
     public var keyColumns: [String]
     /// The other stored columns, in declaration order (generated columns are not synchronized).
     public var columns: [String]
@@ -122,11 +125,14 @@ public struct SyncedTable: Sendable, Equatable {
     /// A key column not declared `NOT NULL` is accepted (`keyMayBeNull`): SQLite lets a rowid table
     /// store NULL keys, which cannot be synchronized; such rows stay local.
     /// - Throws: ``LocalStoreError`` naming the table and the reason: missing table, view or virtual
-    ///   table, RollingSync's own table.
+    ///   table, RollingSync's or SQLite's own table, a table without a key whose columns hide its rowid.
     static func inspect(_ name: String, in db: Database) throws -> Shape {
         func refuse(_ why: String) -> LocalStoreError { LocalStoreError(.unsupportedTable, table: name, detail: why) }
         guard !name.lowercased().hasPrefix(LocalStoreSchema.prefix) else {
             throw refuse("names starting with \"\(LocalStoreSchema.prefix)\" are reserved for RollingSync's own tables")
+        }
+        guard !name.lowercased().hasPrefix("sqlite_") else {
+            throw refuse("it is one of SQLite's own tables (sqlite_sequence, sqlite_stat1…), which SQLite keeps on each client")
         }
         let listing = try Row.fetchOne(
             db,
