@@ -110,6 +110,9 @@ struct IntegerKeyProcessTests {
         }
         let identities = try await clients.asyncMap { try await identity($0, "list 1 of 2") }
         #expect(identities[0] != nil && Set(identities.map { $0 ?? "" }).count == 1, "\(identities)")
+        // The history finds the row by that identity on any client.
+        let log = try await RollsyncProcess.run(["log", "--db", clients[0], "--key", identities[0] ?? ""])
+        #expect(log.status == 0 && log.standardOutput.contains("lists: 1 inserted, 0 updated, 0 deleted"), "\(log.standardOutput) \(log.standardError)")
         // Every id sqlite3 handed out still names the same list on its client (or none, deleted).
         for (index, id, name) in handedOut {
             let found = try await Self.sqlite(clients[index], "SELECT name FROM lists WHERE id = \(id)")
