@@ -111,7 +111,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SyncBenchmark",
-            dependencies: ["SyncCore", "RemoteProtocol", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", grdb],
+            dependencies: ["SyncCore", "RemoteProtocol", "InMemoryRemote", "FileRemote", "SFTPRemote", "WebDAVRemote", "S3Remote", grdb],
             path: "Benchmarks/SyncBenchmark",
             swiftSettings: sharedSwiftSettings
         ),

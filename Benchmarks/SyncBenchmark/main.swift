@@ -11,8 +11,15 @@
 //    of a set of random blobs (never stored larger). Target ≥ 3× smaller.
 // 4. Peak memory pushing and applying one row holding a 200 MB blob, each in a child process.
 //    Target ≤ 1.25 × the value + 64 MB.
-// Then it runs SyncCoreBenchmark (apply and capture costs, rows 5 and 6) when it is built.
+// Then it runs SyncCoreBenchmark (apply and capture costs, rows 5 and 6) when it is built, and:
+// 7. Propagation between two clients each running AutomaticSync with the default configuration
+//    (as two `rollsync watch` processes), on a folder and on the SFTP, WebDAV and S3 test servers:
+//    median and worst seconds from a write on one to its arrival on the other while both are at
+//    work (targets: folder ≤ 3 s median, remote stores ≤ 10 s), and the listings an idle client
+//    makes in an hour and a day with the default polling curve (target ≤ 2,000 a day).
+//    `SyncBenchmark --propagation` runs this section alone.
 import Foundation
+import SyncCore
 
 let arguments = ProcessInfo.processInfo.arguments
 if arguments.count > 1, arguments[1] == "--child" {
@@ -23,6 +30,26 @@ if arguments.count > 1, arguments[1] == "--child" {
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-benchmark-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
+
+/// Section 7 (see the top of this file).
+func printPropagation() async throws {
+    let rounds = 10
+    print("7. Propagation between two clients running AutomaticSync with the default configuration, \(rounds) edits each "
+        + "a few seconds apart (targets: folder ≤ 3 s median, remote stores ≤ 10 s)")
+    for backend in propagationBackends(in: directory) {
+        let samples = try await measurePropagation(on: backend, rounds: rounds, in: directory).sorted()
+        let median = (samples[(samples.count - 1) / 2] + samples[samples.count / 2]) / 2
+        print("   \(backend.name.padding(toLength: 16, withPad: " ", startingAt: 0)) median \(seconds(median)), worst \(seconds(samples.last ?? 0))")
+    }
+    let hour = idleChecks(in: 1), day = idleChecks(in: 24)
+    print("   an idle client (default curve 3 s doubling to 60 s): \(hour) listings in its first hour, \(day) in a day (target ≤ 2,000), "
+        + "one request each on every backend")
+}
+
+if arguments.dropFirst().contains("--propagation") {
+    try await printPropagation()
+    exit(0)
+}
 
 func megabytes(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1_000_000) }
 func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }
@@ -94,3 +121,5 @@ if FileManager.default.isExecutableFile(atPath: siblingBenchmark.path) {
 } else {
     print("5–6. Apply and capture costs: build and run SyncCoreBenchmark (Scripts/benchmark.sh builds both)")
 }
+print("")
+try await printPropagation()

@@ -38,7 +38,7 @@ public struct AutomaticSyncConfiguration: Sendable, Equatable {
 
     /// The wait before the next check: ``activePollInterval`` after activity, otherwise twice
     /// `previous` (at least ``activePollInterval``), at most ``pollInterval``.
-    func nextPollDelay(after previous: Duration, activity: Bool) -> Duration {
+    package func nextPollDelay(after previous: Duration, activity: Bool) -> Duration {
         activity ? activePollInterval : min(max(previous * 2, activePollInterval), pollInterval)
     }
 }
