@@ -103,7 +103,7 @@ struct InitCommand: AsyncParsableCommand {
         let lock = try await DatabaseFile.lock(database.db, busyTimeout: database.busyTimeout)
         defer { withExtendedLifetime(lock) {} }
         let localStore = try LocalStore(writer: queue)
-        for table in tableNames {
+        for table in try await queue.read({ db in try SyncedTable.registrationOrder(tableNames, in: db) }) {
             try localStore.register(table: table)
         }
         try CommandLineSettings.migrator.migrate(queue)

@@ -200,11 +200,20 @@ struct IntegerKeyTests {
         #expect(try clients[1].pool.read { try String.fetchOne($0, sql: "SELECT body FROM notes WHERE id = 1") } == "note of 1")
     }
 
-    @Test("a re-base on another client's whole store keeps every id this client's app was given, and its unpushed rows")
-    func rebaseKeepsIDs() throws {
-        let a = try Self.makeClient()
-        let b = try Self.makeClient()
-        try a.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('a1'), ('a2'); INSERT INTO items (list_id, title) VALUES (2, 'under a2')") }
+    @Test(
+        "a re-base on another client's whole store keeps every id this client's app was given, and its unpushed rows",
+        arguments: [false, true]
+    )
+    func rebaseKeepsIDs(withAppTrigger: Bool) throws {
+        // An app trigger makes the re-base write row by row, each through the trigger guard by its key.
+        let trigger = withAppTrigger
+            ? "CREATE TABLE audit (what TEXT); CREATE TRIGGER tags_audit AFTER INSERT ON tags BEGIN INSERT INTO audit VALUES (new.name); END;" : ""
+        let a = try TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables)
+        let b = try TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables)
+        try a.pool.write { db in
+            try db.execute(sql: "INSERT INTO lists (name) VALUES ('a1'), ('a2'); INSERT INTO items (list_id, title) VALUES (2, 'under a2')")
+            try db.execute(sql: "INSERT INTO tags (name) VALUES ('red'); INSERT INTO item_tags VALUES (1, 1)")
+        }
         try b.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('b1'); INSERT INTO items (list_id, title) VALUES (1, 'under b1')") }
         try Self.exchange([a, b])
         let before = try b.pool.read { try String.fetchAll($0, sql: "SELECT id || ':' || name FROM lists ORDER BY id") }
@@ -215,7 +224,10 @@ struct IntegerKeyTests {
             try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (last_insert_rowid(), 'under b unpushed')")
         }
         let unpushed = try b.pool.read { try Int64.fetchOne($0, sql: "SELECT id FROM lists WHERE name = 'b unpushed'") }
-        try a.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('a3'); INSERT INTO items (list_id, title) VALUES (last_insert_rowid(), 'under a3')") }
+        try a.pool.write { db in
+            try db.execute(sql: "INSERT INTO lists (name) VALUES ('a3'); INSERT INTO items (list_id, title) VALUES (last_insert_rowid(), 'under a3')")
+            try db.execute(sql: "INSERT INTO tags (name) VALUES ('new tag'); INSERT INTO item_tags VALUES ((SELECT max(id) FROM items), last_insert_rowid())")
+        }
         _ = try a.push()
         let url = b.file("store.sqlite")
         try a.store.snapshot(to: url)
@@ -230,5 +242,57 @@ struct IntegerKeyTests {
         #expect(misplaced == 1, "only the renamed list's item names its old name")
         try Self.exchange([a, b])
         try Self.check([a, b])
+    }
+
+    @Test("a one-to-one table keyed by a reference to an integer key follows its parent, not its own number")
+    func oneToOneTable() throws {
+        let schema = """
+            CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE settings (user_id INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, theme TEXT);
+            """
+        let clients = try (0..<2).map { _ in try TemporaryDatabase(schema: schema, tables: ["settings", "users"]) }
+        #expect(try clients[0].store.syncedTables().first { $0.name == "settings" }?.keyIsLocal == false)
+        try clients[0].pool.write { db in try db.execute(sql: "INSERT INTO users VALUES (1, 'ann'), (2, 'al'); INSERT INTO settings VALUES (1, 'dark'), (2, 'blue')") }
+        try clients[1].pool.write { db in try db.execute(sql: "INSERT INTO users VALUES (1, 'bob'); INSERT INTO settings VALUES (1, 'light')") }
+        try Self.exchange(clients)
+        for client in clients {
+            let themes = try client.pool.read { try String.fetchAll($0, sql: "SELECT name || ':' || theme FROM users JOIN settings ON settings.user_id = users.id ORDER BY name") }
+            #expect(themes == ["al:blue", "ann:dark", "bob:light"])
+            #expect(try client.pendingChanges().isEmpty)
+        }
+    }
+
+    @Test("a row that references itself arrives referencing itself, and UPDATE … SET rowid is a re-key")
+    func selfReferenceAndRowidUpdate() throws {
+        let schema = """
+            CREATE TABLE nodes (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES nodes(id) ON DELETE CASCADE, name TEXT);
+            CREATE TABLE log (line TEXT);
+            """
+        let clients = try (0..<2).map { _ in try TemporaryDatabase(schema: schema, tables: ["nodes", "log"]) }
+        try clients[1].pool.write { db in try db.execute(sql: "INSERT INTO nodes (id, name) VALUES (5, 'taken here')") }
+        try clients[0].pool.write { db in
+            try db.execute(sql: "INSERT INTO nodes (id, parent_id, name) VALUES (5, 5, 'root of itself')")
+            try db.execute(sql: "INSERT INTO log VALUES ('e1'), ('e2'); UPDATE log SET rowid = 10 WHERE line = 'e2'")
+        }
+        try Self.exchange(clients)
+        for client in clients {
+            #expect(try client.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM nodes WHERE parent_id = id AND name = 'root of itself'") } == 1)
+            #expect(try client.pool.read { try String.fetchAll($0, sql: "SELECT line FROM log ORDER BY line") } == ["e1", "e2"])
+            #expect(try client.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM pragma_foreign_key_check") } == 0)
+            #expect(try client.pendingChanges().isEmpty)
+        }
+        try clients[0].pool.write { db in try db.execute(sql: "DELETE FROM log WHERE line = 'e2'") }
+        try Self.exchange(clients)
+        #expect(try clients[1].pool.read { try String.fetchAll($0, sql: "SELECT line FROM log") } == ["e1"], "the re-keyed row is known by its new identity")
+    }
+
+    @Test("VACUUM keeps the rowids of a table without a key, which name its rows")
+    func vacuumKeepsRowids() throws {
+        let client = try TemporaryDatabase(schema: "CREATE TABLE log (line TEXT)", tables: ["log"])
+        try client.pool.write { db in try db.execute(sql: "INSERT INTO log VALUES ('a'), ('b'), ('c'), ('d'); DELETE FROM log WHERE line IN ('a', 'c')") }
+        let before = try client.pool.read { try String.fetchAll($0, sql: "SELECT rowid || line FROM log ORDER BY rowid") }
+        try client.pool.writeWithoutTransaction { db in try db.execute(sql: "VACUUM") }
+        #expect(try client.pool.read { try String.fetchAll($0, sql: "SELECT rowid || line FROM log ORDER BY rowid") } == before)
+        #expect(before == ["2b", "4d"])
     }
 }

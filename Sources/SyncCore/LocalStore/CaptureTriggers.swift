@@ -78,7 +78,7 @@ struct CaptureTriggers {
             END
             """,
             """
-            CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(key.columnList) ON \(tableName)
+            CREATE TRIGGER \("\(prefix)rekey".sqlIdentifier) AFTER UPDATE OF \(([key.columnList] + table.rowidAliases.map(\.sqlIdentifier)).joined(separator: ", ")) ON \(tableName)
             WHEN (\(key.differs("old", "new"))) AND \(Self.notApplying) BEGIN
             \(record(operation: LocalStoreSchema.deleteOperation, row: "old", column: nil))
             \(retireIdentity("old"))\(assignIdentity("new"))\(record(operation: LocalStoreSchema.insertOperation, row: "new", column: nil))

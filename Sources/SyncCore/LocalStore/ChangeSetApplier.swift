@@ -222,9 +222,10 @@ struct ChangeSetApplier {
             }
         case .insert, .update:
             for index in change.columns.indices {
-                if let identities = table.localReferences[change.columns[index].name].flatMap({ tablesByID[$0] }) {
-                    change.columns[index].value = try RowIdentity.localValue(of: change.columns[index].value, in: identities, db: db)
-                }
+                guard let identities = table.localReferences[change.columns[index].name].flatMap({ tablesByID[$0] }) else { continue }
+                // A reference of a new row to itself is its own id, known once it is claimed (insertIfAbsent).
+                let toItself = identities.id == table.id && change.columns[index].value == change.key
+                change.columns[index].value = try RowIdentity.localValue(of: change.columns[index].value, in: identities, db: db, reserving: !toItself)
             }
             if references.hasReferences(from: table.name) {
                 touchedRows[table.name, default: []].append(change.key)
@@ -283,6 +284,10 @@ struct ChangeSetApplier {
     private mutating func insertIfAbsent(_ change: RowChange, table: SyncedTable) throws -> Bool {
         let names = table.keyColumns + change.columns.map { $0.name }
         guard let keyValues = try localKeyValues(of: change.key, in: table) else { return false }
+        var change = change
+        for index in change.columns.indices where change.columns[index].value == change.key && table.localReferences[change.columns[index].name] == table.id {
+            change.columns[index].value = keyValues[0]
+        }
         let incremental = try incrementalValues(change.columns.map { ($0.name, $0.value) }, table: table)
         let values: [DatabaseValue] = keyValues + change.columns.map { Self.bound($0.name, $0.value, incremental) }
         let written = try execute(

@@ -70,9 +70,7 @@ extension LocalStore {
                 try Self.checkSnapshotSchema(tables, in: db)
                 var result = try ChangeLog.withCaptureSuppressed(db) {
                     try RowIdentity.mapStoreRows(of: tables, store: "rollingsync_snapshot", in: db)
-                    for table in tables {
-                        try Self.replaceRows(of: table, guardedBy: triggerGuard, in: db)
-                    }
+                    try Self.replaceRows(of: tables, guardedBy: triggerGuard, in: db)
                     try Self.replaceSyncBookkeeping(in: db)
                     try LocalStoreSchema.compactAppliedClocks(in: db)
                     try merge.mergePendingChanges()
@@ -119,77 +117,96 @@ extension LocalStore {
         }
     }
 
-    /// Replaces a synced table's rows with the snapshot's. Columns the snapshot lacks (added here
-    /// since it was written) keep their local values, for the rows both have; a table the snapshot
-    /// lacks altogether (synced here since) keeps its rows.
+    /// Replaces the synced tables' rows with the snapshot's, in two passes over the tables: every
+    /// table's rows are removed first, then the store's identities are adopted (see
+    /// ``RowIdentity/adoptStoreIdentities(of:in:)``) and every table's store rows written, so
+    /// that any row key, a composite one made of references included, names its row when written.
+    /// Columns the snapshot lacks (added here since it was written) keep their local values, for
+    /// the rows both have; a table the snapshot lacks altogether (synced here since) keeps its rows.
     ///
     /// With a trigger guard (the app has triggers on synced tables) rows are written one per
     /// statement, each permitted, so the app's triggers keep derived data current while their
     /// writes to synced tables are skipped; otherwise in one statement per step.
-    private static func replaceRows(of table: SyncedTable, guardedBy triggerGuard: AppTriggerGuard?, in db: Database) throws {
-        var snapshotColumns = Set(
-            try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'rollingsync_snapshot')", arguments: [table.name])
-        )
-        guard !snapshotColumns.isEmpty else { return }
-        if table.keyIsRowid { snapshotColumns.formUnion(table.keyColumns) }
-        if let missing = table.keyColumns.first(where: { !snapshotColumns.contains($0) }) {
-            throw WholeStoreFileError(reason: "its table \(table.name) has no key column \(missing)")
-        }
-        let name = table.name.sqlIdentifier
-        let key = table.key
-        let common = table.keyColumns + table.columns.filter { snapshotColumns.contains($0) }
-        let extra = table.columns.filter { !snapshotColumns.contains($0) }
-        if !extra.isEmpty {
-            let list = extra.map(\.sqlIdentifier).joined(separator: ", ")
-            try db.execute(sql: """
-                DROP TABLE IF EXISTS temp.rollingsync_extra_columns;
-                CREATE TEMP TABLE rollingsync_extra_columns AS SELECT \(key.columnList), \(list) FROM main.\(name);
-                """)
-        }
-        let list = common.map(\.sqlIdentifier).joined(separator: ", ")
-        // Runs `write` for all rows, or (guarded) once per row key that `keys` selects, with `AND` the row's key.
-        func writeRows(_ write: String, keys: String) throws {
-            guard let triggerGuard else {
-                try db.execute(sql: write)
-                return
-            }
-            let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + key.matches())
-            for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
-                try triggerGuard.permit(table, key: rowKey)
-                try statement.execute(arguments: StatementArguments(values: try key.components(of: rowKey)))
-            }
-        }
-        // Rows whose key is NULL are local only: kept here, never taken from the store.
-        let syncable = table.keyMayBeNull ? " WHERE \(key.isPresent())" : ""
-        try writeRows("DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(key.value()) FROM main.\(name)\(syncable)")
-        // Local ids and references are the store's own: its rows are staged with this database's.
-        var source = "rollingsync_snapshot.\(name)"
-        if table.keyIsLocal || !table.localReferences.isEmpty {
-            try RowIdentity.adoptStoreIdentities(of: table, in: db)
-            try db.execute(sql: """
-                DROP TABLE IF EXISTS temp.rollingsync_store_rows;
-                CREATE TEMP TABLE rollingsync_store_rows AS
-                    SELECT \(common.map { "\(RowIdentity.storeValue(of: $0, in: table)) AS \($0.sqlIdentifier)" }.joined(separator: ", "))
-                    FROM rollingsync_snapshot.\(name) AS s;
-                """)
-            source = "temp.rollingsync_store_rows"
-        }
-        defer { try? db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_rows") }
-        try writeRows(
-            "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM \(source) WHERE \(key.isPresent())",
-            keys: "SELECT \(key.value()) FROM \(source) WHERE \(key.isPresent())"
-        )
-        if !extra.isEmpty {
-            let targets = extra.map(\.sqlIdentifier).joined(separator: ", ")
-            try writeRows(
-                """
-                UPDATE main.\(name) SET (\(targets)) = (
-                    SELECT \(targets) FROM temp.rollingsync_extra_columns AS x WHERE \(key.equals("x", "main.\(name)")))
-                WHERE (\(key.columnList)) IN (SELECT \(key.columnList) FROM temp.rollingsync_extra_columns)
-                """,
-                keys: "SELECT \(key.value()) FROM temp.rollingsync_extra_columns"
+    private static func replaceRows(of tables: [SyncedTable], guardedBy triggerGuard: AppTriggerGuard?, in db: Database) throws {
+        var replaced: [(table: SyncedTable, common: [String], extra: [String])] = []
+        for table in tables {
+            var snapshotColumns = Set(
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, 'rollingsync_snapshot')", arguments: [table.name])
             )
-            try db.execute(sql: "DROP TABLE temp.rollingsync_extra_columns")
+            guard !snapshotColumns.isEmpty else { continue }
+            if table.keyIsRowid { snapshotColumns.formUnion(table.keyColumns) }
+            if let missing = table.keyColumns.first(where: { !snapshotColumns.contains($0) }) {
+                throw WholeStoreFileError(reason: "its table \(table.name) has no key column \(missing)")
+            }
+            let common = table.keyColumns + table.columns.filter { snapshotColumns.contains($0) }
+            let extra = table.columns.filter { !snapshotColumns.contains($0) }
+            let name = table.name.sqlIdentifier
+            if !extra.isEmpty {
+                try db.execute(sql: """
+                    DROP TABLE IF EXISTS \(extraColumns(of: table));
+                    CREATE TABLE \(extraColumns(of: table)) AS
+                        SELECT \(table.key.columnList), \(extra.map(\.sqlIdentifier).joined(separator: ", ")) FROM main.\(name);
+                    """)
+            }
+            // Rows whose key is NULL are local only: kept here, never taken from the store.
+            let syncable = table.keyMayBeNull ? " WHERE \(table.key.isPresent())" : ""
+            try writeRows(of: table, guardedBy: triggerGuard, "DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(table.key.value()) FROM main.\(name)\(syncable)", in: db)
+            replaced.append((table, common, extra))
+        }
+        for (table, _, _) in replaced { try RowIdentity.adoptStoreIdentities(of: table, in: db) }
+        for (table, common, extra) in replaced {
+            let name = table.name.sqlIdentifier
+            let key = table.key
+            let list = common.map(\.sqlIdentifier).joined(separator: ", ")
+            // Local ids and references are the store's own: its rows are staged with this database's.
+            var source = "rollingsync_snapshot.\(name)"
+            if table.keyIsLocal || !table.localReferences.isEmpty {
+                try db.execute(sql: """
+                    DROP TABLE IF EXISTS temp.rollingsync_store_rows;
+                    CREATE TEMP TABLE rollingsync_store_rows AS
+                        SELECT \(common.map { "\(RowIdentity.storeValue(of: $0, in: table)) AS \($0.sqlIdentifier)" }.joined(separator: ", "))
+                        FROM rollingsync_snapshot.\(name) AS s;
+                    """)
+                source = "temp.rollingsync_store_rows"
+            }
+            try writeRows(
+                of: table, guardedBy: triggerGuard,
+                "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM \(source) WHERE \(key.isPresent())",
+                keys: "SELECT \(key.value()) FROM \(source) WHERE \(key.isPresent())", in: db
+            )
+            try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_rows")
+            if !extra.isEmpty {
+                let targets = extra.map(\.sqlIdentifier).joined(separator: ", ")
+                try writeRows(
+                    of: table, guardedBy: triggerGuard,
+                    """
+                    UPDATE main.\(name) SET (\(targets)) = (
+                        SELECT \(targets) FROM \(extraColumns(of: table)) AS x WHERE \(key.equals("x", "main.\(name)")))
+                    WHERE (\(key.columnList)) IN (SELECT \(key.columnList) FROM \(extraColumns(of: table)))
+                    """,
+                    keys: "SELECT \(key.value()) FROM \(extraColumns(of: table))", in: db
+                )
+                try db.execute(sql: "DROP TABLE \(extraColumns(of: table))")
+            }
+        }
+    }
+
+    /// The temporary copy of a table's columns that a whole store lacks.
+    private static func extraColumns(of table: SyncedTable) -> String {
+        "temp.\("rollingsync_extra_columns_\(table.id)".sqlIdentifier)"
+    }
+
+    /// Runs `write` on `table` for all rows, or (guarded) once per row key that `keys` selects,
+    /// with `AND` the row's key.
+    private static func writeRows(of table: SyncedTable, guardedBy triggerGuard: AppTriggerGuard?, _ write: String, keys: String, in db: Database) throws {
+        guard let triggerGuard else {
+            try db.execute(sql: write)
+            return
+        }
+        let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + table.key.matches())
+        for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
+            try triggerGuard.permit(table, key: rowKey)
+            try statement.execute(arguments: StatementArguments(values: try table.key.components(of: rowKey)))
         }
     }
 

@@ -95,6 +95,7 @@ public final class LocalStore: Sendable {
         let tables = try syncedTables(in: db)
         guard let table = tables.first(where: { $0.name == canonicalName }) else { throw LocalStoreError(.noSuchTable, table: name) }
         try RowIdentity.assignEveryRow(of: table, in: db)
+        try RowIdentity.keepRowids(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
         try SchemaRefresh.record(table, in: db)
         // Keys made of references to the new table now name their rows by its identities.

@@ -157,11 +157,18 @@ struct ReferenceSettlement {
     }
 
     /// The condition that the row `c` whose key is made of `columns` (qualified, a composite key's
-    /// in its order; `identity` its row key) is in the scope of `kind` for `table`.
-    private func inScope(_ identity: String, columns: [String]?, kind: Int, table: String) -> String {
+    /// in its order; `identity` its row key; `identities` the identity tables of its columns, see
+    /// ``TableKey``) is in the scope of `kind` for `table`. The scope's keys are translated to
+    /// local values, so the condition goes through an index on `columns`.
+    private func inScope(_ identity: String, columns: [String]?, identities: [Int64?], kind: Int, table: String) -> String {
         let selection = "FROM temp.rollingsync_scope WHERE kind = \(kind) AND table_name = \(table.sqlLiteral)"
-        guard let columns, columns.count > 1 else { return "\(identity) IN (SELECT row_key \(selection))" }
-        let components = columns.indices.map { "k\($0)" }.joined(separator: ", ")
+        guard let columns else { return "\(identity) IN (SELECT row_key \(selection))" }
+        func local(_ component: String, _ index: Int) -> String {
+            guard index < identities.count, let table = identities[index] else { return component }
+            return "coalesce(\(RowIdentity.local(ofGlobal: component, tableID: table)), \(component))"
+        }
+        guard columns.count > 1 else { return "\(columns[0]) IN (SELECT \(local("row_key", 0)) \(selection))" }
+        let components = columns.indices.map { local("k\($0)", $0) }.joined(separator: ", ")
         return "(\(columns.joined(separator: ", "))) IN (SELECT \(components) \(selection))"
     }
 
@@ -181,15 +188,13 @@ struct ReferenceSettlement {
         if !everything {
             var scope: [String] = []
             if touched.keys.contains(where: { $0.lowercased() == child }) {
-                // A key named by global identities is compared as its row key.
-                let columns = childTable.flatMap { table in table.key.hasIdentities ? nil : table.keyColumns.map { "c.\($0.sqlIdentifier)" } }
-                scope.append(inScope(identity, columns: columns, kind: 0, table: child))
+                let columns = childTable.map { table in table.keyColumns.map { "c.\($0.sqlIdentifier)" } }
+                scope.append(inScope(identity, columns: columns, identities: childTable?.key.identities ?? [], kind: 0, table: child))
             }
             if deletedTables.contains(parent) {
                 if let reference {
-                    let columns = parentTable.flatMap { $0.key.hasIdentities ? nil : Self.referencingColumns(of: key, parent: $0) }?
-                        .map { "c.\($0.sqlIdentifier)" }
-                    scope.append(inScope(reference, columns: columns, kind: 1, table: parent))
+                    let columns = parentTable.flatMap { Self.referencingColumns(of: key, parent: $0) }?.map { "c.\($0.sqlIdentifier)" }
+                    scope.append(inScope(reference, columns: columns, identities: parentTable?.key.identities ?? [], kind: 1, table: parent))
                 } else {
                     scope.append("1")
                 }

@@ -97,15 +97,18 @@ enum RowIdentity {
     // MARK: Re-basing on a whole store
 
     /// Decides, before a re-base replaces the rows of the tables whose keys are local with a whole
-    /// store's (the database attached as `store`), the local id of every row of the store, in
+    /// store's (the database attached as `store`), the local id of every identity of the store, in
     /// `temp.rollingsync_store_ids`: a row known here keeps its local id (ids the app was given
     /// never move); another takes its id in the store where nothing here has it, and the next
-    /// free id otherwise. Nothing else changes yet (see ``adoptStoreIdentities(of:)``).
+    /// free id otherwise. An identity the store holds for references only (reserved, deleted, or
+    /// absent there) keeps its local id here if known, and is reserved here otherwise, so the
+    /// store's references to it follow it. The rows' identities are adopted later (see
+    /// ``adoptStoreIdentities(of:in:)``).
     static func mapStoreRows(of tables: [SyncedTable], store: String, in db: Database) throws {
         try db.execute(sql: """
             DROP TABLE IF EXISTS temp.rollingsync_store_ids;
             CREATE TEMP TABLE rollingsync_store_ids (
-                table_id INTEGER NOT NULL, store_id INTEGER NOT NULL, global TEXT NOT NULL, local_id INTEGER,
+                table_id INTEGER NOT NULL, store_id INTEGER NOT NULL, global TEXT NOT NULL, local_id INTEGER, live INTEGER NOT NULL,
                 PRIMARY KEY (table_id, store_id)) WITHOUT ROWID;
             """)
         try db.execute(sql: """
@@ -123,13 +126,13 @@ enum RowIdentity {
             let sequence = try db.tableExists("sqlite_sequence")
                 ? "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = \(table.name.sqlLiteral)), 0)" : "0"
             try db.execute(sql: """
-                INSERT INTO temp.rollingsync_store_ids (table_id, store_id, global, local_id)
-                    SELECT \(table.id), s.rollingsync_local, s.rollingsync_global, m.rollingsync_local
+                INSERT INTO temp.rollingsync_store_ids (table_id, store_id, global, local_id, live)
+                    SELECT \(table.id), s.rollingsync_local, s.rollingsync_global, m.rollingsync_local, s.rollingsync_status = \(live)
                     FROM \(store).rollingsync_identities AS s
                     LEFT JOIN main.rollingsync_identities AS m ON m.rollingsync_table = \(table.id) AND m.rollingsync_global = s.rollingsync_global
-                    WHERE s.rollingsync_table = \(storeTable) AND s.rollingsync_status = \(live);
+                    WHERE s.rollingsync_table = \(storeTable);
                 UPDATE temp.rollingsync_store_ids AS r SET local_id = store_id
-                    WHERE table_id = \(table.id) AND local_id IS NULL
+                    WHERE table_id = \(table.id) AND local_id IS NULL AND live
                       AND NOT EXISTS (SELECT 1 FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND rollingsync_local = r.store_id)
                       AND NOT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = r.store_id)
                       AND NOT EXISTS (SELECT 1 FROM temp.rollingsync_store_ids AS o WHERE o.table_id = \(table.id) AND o.local_id = r.store_id);
@@ -139,9 +142,21 @@ enum RowIdentity {
                         coalesce((SELECT max(\(key)) FROM main.\(table.name.sqlIdentifier)), 0),
                         coalesce((SELECT max(local_id) FROM temp.rollingsync_store_ids WHERE table_id = \(table.id)), 0),
                         \(sequence)) AS id
-                    FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND local_id IS NULL
+                    FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND local_id IS NULL AND live
                 ) AS fresh
                 WHERE rollingsync_store_ids.table_id = \(table.id) AND rollingsync_store_ids.store_id = fresh.store_id;
+                UPDATE temp.rollingsync_store_ids SET local_id = reserved.id FROM (
+                    SELECT store_id, min(0,
+                        coalesce((SELECT min(rollingsync_local) FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id)), 0),
+                        coalesce((SELECT min(\(key)) FROM main.\(table.name.sqlIdentifier)), 0)
+                    ) - row_number() OVER (ORDER BY store_id) AS id
+                    FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND local_id IS NULL
+                ) AS reserved
+                WHERE rollingsync_store_ids.table_id = \(table.id) AND rollingsync_store_ids.store_id = reserved.store_id;
+                INSERT INTO main.rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status)
+                    SELECT table_id, local_id, global, \(reserved) FROM temp.rollingsync_store_ids AS r
+                    WHERE table_id = \(table.id) AND NOT live
+                      AND NOT EXISTS (SELECT 1 FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND rollingsync_global = r.global);
                 """)
         }
     }
@@ -168,16 +183,32 @@ enum RowIdentity {
               AND rollingsync_global IN (SELECT global FROM temp.rollingsync_live_ids WHERE table_id = \(table.id))
               AND rollingsync_global NOT IN (SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id));
             DELETE FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND (
-                rollingsync_local IN (SELECT local_id FROM temp.rollingsync_store_ids WHERE table_id = \(table.id))
-                OR rollingsync_global IN (SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id)));
+                rollingsync_local IN (SELECT local_id FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND live)
+                OR rollingsync_global IN (SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND live));
             INSERT INTO main.rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status)
-                SELECT table_id, local_id, global, \(live) FROM temp.rollingsync_store_ids WHERE table_id = \(table.id);
+                SELECT table_id, local_id, global, \(live) FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND live;
             """)
     }
 
-    /// Forgets the identities of a table removed from synchronization.
+    /// Forgets the identities of a table removed from synchronization (and drops its rowid keeper).
     static func forget(tableID: Int64, in db: Database) throws {
         try db.execute(sql: "DELETE FROM rollingsync_identities WHERE rollingsync_table = ?", arguments: [tableID])
+        try db.execute(sql: "DROP INDEX IF EXISTS \(rowidKeeper(tableID: tableID).sqlIdentifier)")
+    }
+
+    /// The name of the index that keeps the rowids of a table without a key (see ``keepRowids(of:in:)``).
+    private static func rowidKeeper(tableID: Int64) -> String { "rollingsync_\(tableID)_keep_rowids" }
+
+    /// Makes `VACUUM` keep the rowids of a table without a declared key, which name its rows: SQLite
+    /// renumbers such a table's rows when it has no index (its copy then takes new rowids), so it
+    /// gets an index that holds no entry (`WHERE 0`: nothing to store or maintain). Tables with a
+    /// key are left alone.
+    static func keepRowids(of table: SyncedTable, in db: Database) throws {
+        guard table.keyIsRowid, let column = table.columns.first else { return }
+        try db.execute(sql: """
+            CREATE INDEX IF NOT EXISTS \(rowidKeeper(tableID: table.id).sqlIdentifier)
+            ON \(table.name.sqlIdentifier) (\(column.sqlIdentifier)) WHERE 0
+            """)
     }
 
     /// The id a global identity prefers: the local id its row had where it was created.
@@ -189,9 +220,9 @@ enum RowIdentity {
 
     /// The local value that stands for `value` in a column holding the local ids of `table`: a
     /// global identity (TEXT) becomes the local id of its row, reserved under a negative id when
-    /// the row is not known here yet; any other value (NULL, an id that named no row where it was
-    /// written) is kept as it is.
-    static func localValue(of value: DatabaseValue, in table: SyncedTable, db: Database) throws -> DatabaseValue {
+    /// the row is not known here yet (unless not `reserving`: then it stays as it is); any other
+    /// value (NULL, an id that named no row where it was written) is kept as it is.
+    static func localValue(of value: DatabaseValue, in table: SyncedTable, db: Database, reserving: Bool = true) throws -> DatabaseValue {
         guard case .string(let global) = value.storage else { return value }
         if let local = try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT rollingsync_local FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?"),
@@ -199,6 +230,7 @@ enum RowIdentity {
         ) {
             return local.databaseValue
         }
+        guard reserving else { return value }
         let placeholder = min(try lowest(in: table, db: db), 0) - 1
         try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, ?)")
             .execute(arguments: [table.id, placeholder, global, reserved])
@@ -221,23 +253,34 @@ enum RowIdentity {
     static func claim(
         _ global: String, in table: SyncedTable, db: Database, moveReferences: (Int64, Int64) throws -> Void
     ) throws -> Claim {
+        let key = table.keyColumns[0].sqlIdentifier
         let known = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT rollingsync_local, rollingsync_status FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?"),
+            db.cachedStatement(sql: """
+                SELECT i.rollingsync_local AS local, i.rollingsync_status AS status,
+                    EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = i.rollingsync_local) AS present
+                FROM rollingsync_identities AS i WHERE i.rollingsync_table = ? AND i.rollingsync_global = ?
+                """),
             arguments: [table.id, global]
         )
-        if let known, known["rollingsync_status"] as Int == live {
-            return Claim(localID: known["rollingsync_local"], exists: true)
+        // A live identity whose row is gone (removed by a `REPLACE` that fired no trigger) is a deleted one.
+        if let known, known["status"] as Int == live, known["present"] as Bool {
+            return Claim(localID: known["local"], exists: true)
         }
-        let former: Int64? = known.flatMap { [deleted, absent].contains($0["rollingsync_status"] as Int) ? $0["rollingsync_local"] : nil }
+        let former: Int64? = known.flatMap { $0["status"] as Int == reserved ? nil : $0["local"] }
         let localID = try former.flatMap { try isFree($0, for: global, in: table, db: db) ? $0 : nil }
             ?? freeID(preferring: preferredID(of: global), for: global, in: table, db: db)
-        if let known, known["rollingsync_status"] as Int == reserved {
-            try moveReferences(known["rollingsync_local"], localID)
+        if let known, known["status"] as Int == reserved {
+            try moveReferences(known["local"], localID)
         }
-        try db.cachedStatement(sql: "DELETE FROM rollingsync_identities WHERE rollingsync_table = ?1 AND (rollingsync_global = ?2 OR rollingsync_local = ?3)")
-            .execute(arguments: [table.id, global, localID])
-        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, \(live))")
-            .execute(arguments: [table.id, localID, global])
+        if known != nil {
+            try db.cachedStatement(sql: "DELETE FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?")
+                .execute(arguments: [table.id, global])
+        }
+        // A deleted identity may hold the id: the new one replaces it.
+        try db.cachedStatement(sql: """
+            INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, \(live))
+            ON CONFLICT (rollingsync_table, rollingsync_local) DO UPDATE SET rollingsync_global = excluded.rollingsync_global, rollingsync_status = \(live)
+            """).execute(arguments: [table.id, localID, global])
         return Claim(localID: localID, exists: false)
     }
 

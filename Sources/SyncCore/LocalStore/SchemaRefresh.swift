@@ -81,6 +81,7 @@ enum SchemaRefresh {
         let expected = CaptureTriggers(table: table).statements.count
         guard known != columns || triggerCount != expected else { return [] }
         try RowIdentity.assignEveryRow(of: table, in: db)
+        try RowIdentity.keepRowids(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
         try record(table, in: db)
         var changes: [SchemaChange] = []

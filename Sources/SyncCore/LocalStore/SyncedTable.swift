@@ -29,6 +29,9 @@ public struct SyncedTable: Sendable, Equatable {
     /// True when the table declares no key and ``keyColumns`` names its rowid, which `SELECT *`
     /// leaves out.
     var keyIsRowid = false
+    /// Where the key is local in a table with a rowid, the rowid's other names no column takes
+    /// (`rowid`, `_rowid_`, `oid`): an `UPDATE … SET rowid = …` changes the key under them.
+    var rowidAliases: [String] = []
     /// The columns (key or not) that hold the local key of a synced table whose ``keyIsLocal``, by
     /// that table's id: the one-column foreign keys to such a table's key. Their values travel as
     /// the referenced rows' global identities. Filled by ``LocalStore/syncedTables(in:)``.
@@ -36,7 +39,7 @@ public struct SyncedTable: Sendable, Equatable {
 
     /// How the table's rows are named in the change log and change sets.
     var key: TableKey {
-        TableKey(columns: keyColumns, identities: keyColumns.map { keyIsLocal ? id : localReferences[$0] })
+        TableKey(columns: keyColumns, identities: keyColumns.map { keyIsLocal ? id : localReferences[$0] }, isOwnLocalKey: keyIsLocal)
     }
 
     /// The table as ``inspect(_:in:)`` finds it in the schema, registered under `id` (its
@@ -48,6 +51,7 @@ public struct SyncedTable: Sendable, Equatable {
             keyMayBeNull: shape.keyMayBeNull, keyIsLocal: shape.keyIsLocal
         )
         keyIsRowid = shape.keyIsRowid
+        rowidAliases = shape.rowidAliases
     }
 
     init(name: String, keyColumns: [String], columns: [String], id: Int64, keyMayBeNull: Bool = false, keyIsLocal: Bool = false) {
@@ -60,25 +64,69 @@ public struct SyncedTable: Sendable, Equatable {
     }
 
     /// Fills the ``localReferences`` of `tables` (all the synced tables) from the schema's foreign
-    /// keys.
+    /// keys. A table whose one-column key references a local key (a one-to-one table such as
+    /// `profile(user_id INTEGER PRIMARY KEY REFERENCES user)`) names its rows by the referenced
+    /// rows' identities (its key is then not local itself), and references to it follow them too.
     static func resolvingReferences(_ tables: [SyncedTable], in db: Database) throws -> [SyncedTable] {
-        let local = Dictionary(
-            tables.filter(\.keyIsLocal).map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first }
-        )
-        guard !local.isEmpty else { return tables }
-        let keys = try ForeignKey.all(in: db)
+        guard tables.contains(where: \.keyIsLocal) else { return tables }
+        let keys = try ForeignKey.all(in: db).filter { $0.childColumns.count == 1 }
+        let byName = Dictionary(tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        /// Whether `key` references the whole key of `parent`.
+        func referencesKey(_ key: ForeignKey, of parent: SyncedTable) -> Bool {
+            key.parentColumns.map { $0.lowercased() } == parent.keyColumns.map { $0.lowercased() }
+        }
+        // The identity table of each table's one-column key, when it is local or references one
+        // (chains followed, at most as many steps as tables).
+        var keyIdentity: [String: Int64] = [:]
+        for table in tables where table.keyIsLocal { keyIdentity[table.name.lowercased()] = table.id }
+        for _ in tables {
+            var changed = false
+            for key in keys where key.childTable.lowercased() != key.parentTable.lowercased() {
+                guard let child = byName[key.childTable.lowercased()], child.keyColumns.count == 1,
+                      child.keyColumns[0].lowercased() == key.childColumns[0].lowercased(),
+                      let parent = byName[key.parentTable.lowercased()], referencesKey(key, of: parent),
+                      let identity = keyIdentity[parent.name.lowercased()], keyIdentity[child.name.lowercased()] != identity
+                else { continue }
+                keyIdentity[child.name.lowercased()] = identity
+                changed = true
+            }
+            if !changed { break }
+        }
         return tables.map { table in
             var table = table
-            for key in keys where key.childTable.lowercased() == table.name.lowercased() && key.childColumns.count == 1 {
-                guard let parent = local[key.parentTable.lowercased()],
-                      key.parentColumns.map({ $0.lowercased() }) == parent.keyColumns.map({ $0.lowercased() }),
-                      let column = table.columns.first(where: { $0.lowercased() == key.childColumns[0].lowercased() })
-                        ?? table.keyColumns.first(where: { $0.lowercased() == key.childColumns[0].lowercased() })
+            if let identity = keyIdentity[table.name.lowercased()], identity != table.id {
+                table.keyIsLocal = false
+                table.localReferences[table.keyColumns[0]] = identity
+            }
+            for key in keys where key.childTable.lowercased() == table.name.lowercased() {
+                guard let parent = byName[key.parentTable.lowercased()], referencesKey(key, of: parent),
+                      let identity = keyIdentity[parent.name.lowercased()],
+                      let column = (table.columns + table.keyColumns).first(where: { $0.lowercased() == key.childColumns[0].lowercased() })
                 else { continue }
-                if table.localReferences[column] == nil { table.localReferences[column] = parent.id }
+                if table.localReferences[column] == nil { table.localReferences[column] = identity }
             }
             return table
         }
+    }
+
+    /// `names` ordered so that a table comes after the tables its foreign keys reference (cycles
+    /// broken arbitrarily, otherwise the given order): registering them in this order names the
+    /// rows of a one-to-one table by its parent's identities from the start.
+    package static func registrationOrder(_ names: [String], in db: Database) throws -> [String] {
+        let keys = try ForeignKey.all(in: db)
+        var ordered: [String] = []
+        var visiting: Set<String> = []
+        func visit(_ name: String) {
+            let lowered = name.lowercased()
+            guard !ordered.contains(where: { $0.lowercased() == lowered }), !visiting.contains(lowered) else { return }
+            visiting.insert(lowered)
+            for key in keys where key.childTable.lowercased() == lowered {
+                if let parent = names.first(where: { $0.lowercased() == key.parentTable.lowercased() }) { visit(parent) }
+            }
+            ordered.append(name)
+        }
+        names.forEach(visit)
+        return ordered
     }
 
     /// Why a table of this `pragma_table_list` type cannot be synchronized (`nil` for an ordinary
@@ -109,6 +157,7 @@ public struct SyncedTable: Sendable, Equatable {
         var keyMayBeNull: Bool
         var keyIsLocal: Bool
         var keyIsRowid = false
+        var rowidAliases: [String] = []
     }
 
     /// Reads a table's schema and checks that it can be synchronized. Every ordinary table can:
@@ -153,12 +202,18 @@ public struct SyncedTable: Sendable, Equatable {
             guard let rowid = ["rowid", "_rowid_", "oid"].first(where: { !taken.contains($0) }) else {
                 throw refuse("it has no primary key, and columns named rowid, _rowid_ and oid hide its rowid; declare a primary key")
             }
-            return Shape(keyColumns: [rowid], columns: columns, keyMayBeNull: false, keyIsLocal: true, keyIsRowid: true)
+            let aliases = ["rowid", "_rowid_", "oid"].filter { !taken.contains($0) && $0 != rowid }
+            return Shape(keyColumns: [rowid], columns: columns, keyMayBeNull: false, keyIsLocal: true, keyIsRowid: true, rowidAliases: aliases)
         }
         // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
         let keyIsLocal = keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased().contains("INT")
         let keyMayBeNull = !withoutRowid && keyRows.contains { ($0["notnull"] as Int) == 0 }
             && !(keyIsLocal && (keyRows[0]["type"] as String).uppercased() == "INTEGER")
-        return Shape(keyColumns: keyRows.map { $0["name"] as String }, columns: columns, keyMayBeNull: keyMayBeNull, keyIsLocal: keyIsLocal)
+        let taken = Set(rows.map { ($0["name"] as String).lowercased() })
+        let aliases = keyIsLocal && !withoutRowid ? ["rowid", "_rowid_", "oid"].filter { !taken.contains($0) } : []
+        return Shape(
+            keyColumns: keyRows.map { $0["name"] as String }, columns: columns, keyMayBeNull: keyMayBeNull, keyIsLocal: keyIsLocal,
+            rowidAliases: aliases
+        )
     }
 }

@@ -36,10 +36,15 @@ struct TableKey: Sendable, Equatable {
     /// For each column, the id of the synced table whose global identities its local values
     /// stand for, or `nil` for a column named by its own value.
     let identities: [Int64?]
+    /// Whether the key is the table's own local key (its identities are given with the row, so a
+    /// row key is always its identity); otherwise a column with an identity table is a reference,
+    /// named by its own value while the row it references has no identity (a dangling reference).
+    let isOwnLocalKey: Bool
 
-    init(columns: [String], identities: [Int64?]? = nil) {
+    init(columns: [String], identities: [Int64?]? = nil, isOwnLocalKey: Bool = false) {
         self.columns = columns
         self.identities = identities ?? columns.map { _ in nil }
+        self.isOwnLocalKey = isOwnLocalKey
     }
 
     /// Whether the key has more than one column.
@@ -55,7 +60,7 @@ struct TableKey: Sendable, Equatable {
     /// `nil`).
     func value(of row: String? = nil) -> String {
         let names = zip(qualified(row), identities).map { name, identity in
-            identity.map { RowIdentity.global(ofLocal: name, tableID: $0) } ?? name
+            identity.map { isOwnLocalKey ? RowIdentity.global(ofLocal: name, tableID: $0) : "coalesce(\(RowIdentity.global(ofLocal: name, tableID: $0)), \(name))" } ?? name
         }
         guard isComposite else { return names[0] }
         return zip(names, identities).map { name, identity in

@@ -89,7 +89,7 @@ extension DocumentSyncManager {
             documentDescription: documentDescription, delegate: delegate
         )
         try await database.write { db in
-            for table in tables {
+            for table in try SyncedTable.registrationOrder(tables, in: db) {
                 _ = try LocalStore.addSyncedTable(table, in: db)
             }
         }
