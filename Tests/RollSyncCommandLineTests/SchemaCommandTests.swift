@@ -210,7 +210,7 @@ struct SchemaCommandTests {
         let lab = try SchemaLab()
         let schema = SchemaLab.notesSchema + """
             ; CREATE TABLE tags (id TEXT PRIMARY KEY NOT NULL, label TEXT);
-            CREATE TABLE counters (n INTEGER PRIMARY KEY, value INTEGER);
+            CREATE VIEW counters AS SELECT 1 AS n;
             CREATE TABLE links (id TEXT PRIMARY KEY NOT NULL, note TEXT REFERENCES notes(id));
             INSERT INTO notes VALUES ('x', 'Shopping', 'milk'), ('y', 'Yoga', NULL);
             INSERT INTO links VALUES ('l1', 'x'); INSERT INTO tags VALUES ('t1', 'red')
@@ -219,7 +219,7 @@ struct SchemaCommandTests {
         try await lab.sync(database)
         let cases: [(arguments: [String], status: Int32, message: String)] = [
             (["tables", "add", "nope"], 1, "has no table named 'nope'; nothing was changed"),
-            (["tables", "add", "counters"], 4, "INTEGER PRIMARY KEY, an alias of the rowid"),
+            (["tables", "add", "counters"], 4, "it is a view; only tables can be synchronized"),
             (["tables", "add", "tags", "counters"], 4, "table counters cannot be synchronized"),
             (["tables", "remove", "tags"], 1, "does not sync a table named 'tags'; nothing was changed"),
             (["migrate", "--sql", "ALTR TABLE notes ADD COLUMN x"], 4, "the migration failed and was rolled back;"),
@@ -332,17 +332,19 @@ struct SchemaCommandTests {
             let initialised = try await lab.rollsync(["init", "--db", file, "--remote", lab.workspace.path("shared"), "--all-tables", "--json"])
             try #require(initialised.status == 0, "\(initialised.standardError)")
             let result = try #require(try initialised.jsonObjects().first)
-            #expect(result["tables"] as? [String] == ["items", "note_tags", "notebooks", "notes", "pages"], "\(result)")
+            #expect(result["tables"] as? [String] == ["counters", "items", "note_tags", "notebooks", "notes", "pages"], "\(result)")
             let leftOut = (result["leftOut"] as? [[String: String]] ?? []).map { "\($0["table"] ?? ""): \($0["reason"] ?? "")" }
-            #expect(leftOut.map { String($0.prefix { $0 != ":" }) } == ["counters", "notes_fts", "old_fts", "places", "recent"], "\(leftOut)")
+            #expect(leftOut.map { String($0.prefix { $0 != ":" }) } == ["notes_fts", "old_fts", "places", "recent"], "\(leftOut)")
             #expect(leftOut.contains { $0.hasPrefix("recent: it is a view") }, "\(leftOut)")
             files.append(file)
         }
-        let counters = lab.workspace.path("C.sqlite")
-        try await lab.sql(counters, "CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER)")
-        let refused = try await lab.rollsync(["init", "--db", counters, "--remote", lab.workspace.path("shared"), "--all-tables"])
+        let onlyIndex = lab.workspace.path("C.sqlite")
+        try await lab.sql(onlyIndex, "CREATE VIRTUAL TABLE search USING fts5(body)")
+        let refused = try await lab.rollsync(["init", "--db", onlyIndex, "--remote", lab.workspace.path("shared"), "--all-tables"])
         #expect(refused.status == 4, "\(refused.standardError)")
-        #expect(refused.standardError.contains("no table of") && refused.standardError.contains("counters: its key id is an INTEGER PRIMARY KEY"), "\(refused.standardError)")
+        #expect(refused.standardError.contains("no table of") && refused.standardError.contains("search: it is a virtual table"), "\(refused.standardError)")
+        // The integer-keyed table syncs like the others.
+        try await lab.sql(files[0], "INSERT INTO counters (n) VALUES (7), (8)")
         try await lab.sql(files[0], """
             INSERT INTO items VALUES ('5e0c9c2a-7d1b-4b7e-9a55-0c6d3f1e2b44', 'lamp');
             INSERT INTO pages VALUES ('p', 'published'), (NULL, 'draft');
@@ -355,6 +357,7 @@ struct SchemaCommandTests {
         #expect(try await lab.sql(files[1], "SELECT title FROM items") == ["lamp"])
         #expect(try await lab.sql(files[1], "SELECT count(*) FROM pages WHERE id IS NULL") == ["0"])
         try await lab.expectIdentical(files[0], files[1], table: "items")
+        try await lab.expectIdentical(files[0], files[1], table: "counters")
         #expect(try await lab.sql(files[1], "SELECT count(*) FROM note_tags") == ["3"])
         try await lab.sql(files[1], "UPDATE note_tags SET tag = 'work' WHERE note_id = 'n1' AND tag = 'home'; DELETE FROM note_tags WHERE note_id = 'n2'")
         try await lab.sync(files[1])
