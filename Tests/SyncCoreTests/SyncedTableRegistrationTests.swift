@@ -33,12 +33,16 @@ struct SyncedTableRegistrationTests {
                 CREATE TABLE c (id INT PRIMARY KEY NOT NULL, v TEXT) WITHOUT ROWID;
                 CREATE TABLE d (v TEXT, rowid TEXT);
                 CREATE TABLE e (id TEXT PRIMARY KEY NOT NULL, a_id INTEGER REFERENCES a(id), v TEXT);
+                CREATE TABLE f (id INTEGER PRIMARY KEY DESC, v TEXT);
                 """,
             tables: []
         )
-        for name in ["a", "b", "c", "d", "e"] { try database.store.register(table: name) }
+        for name in ["a", "b", "c", "d", "e", "f"] { try database.store.register(table: name) }
+        // INTEGER PRIMARY KEY DESC is no rowid alias: SQLite stores a NULL id, which stays local.
+        try database.pool.write { db in try db.execute(sql: "INSERT INTO f (v) VALUES ('no id')") }
+        #expect(try database.pendingChanges().isEmpty)
         let tables = Dictionary(uniqueKeysWithValues: try database.store.syncedTables().map { ($0.name, $0) })
-        #expect(tables.values.filter(\.keyIsLocal).map(\.name).sorted() == ["a", "b", "c", "d"])
+        #expect(tables.values.filter(\.keyIsLocal).map(\.name).sorted() == ["a", "b", "c", "d", "f"])
         #expect(tables["d"]?.keyColumns == ["_rowid_"], "the rowid, under a name no column takes")
         #expect(tables["e"]?.localReferences == ["a_id": try #require(tables["a"]).id])
         try database.pool.write { db in

@@ -231,7 +231,11 @@ enum RowIdentity {
             return local.databaseValue
         }
         guard reserving else { return value }
-        let placeholder = min(try lowest(in: table, db: db), 0) - 1
+        let lowest = min(try lowest(in: table, db: db), 0)
+        guard lowest > Int64.min else {
+            throw DatabaseError(resultCode: .SQLITE_FULL, message: "\(table.name) has no free negative id left to reserve")
+        }
+        let placeholder = lowest - 1
         try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, ?)")
             .execute(arguments: [table.id, placeholder, global, reserved])
         return placeholder.databaseValue
@@ -322,6 +326,9 @@ enum RowIdentity {
                 """),
             arguments: [table.id]
         ) ?? 0
+        guard max(highest, sequence) < Int64.max else {
+            throw DatabaseError(resultCode: .SQLITE_FULL, message: "\(table.name) has no free id left for a row of another client")
+        }
         return max(highest, sequence) + 1
     }
 

@@ -207,8 +207,11 @@ public struct SyncedTable: Sendable, Equatable {
         }
         // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
         let keyIsLocal = keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased().contains("INT")
-        let keyMayBeNull = !withoutRowid && keyRows.contains { ($0["notnull"] as Int) == 0 }
-            && !(keyIsLocal && (keyRows[0]["type"] as String).uppercased() == "INTEGER")
+        // An INTEGER PRIMARY KEY is the rowid (never NULL) unless declared DESC, which SQLite then
+        // keeps in an index of its own, as any other key.
+        let keyHasIndex = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk')", arguments: [name]) ?? false
+        let isRowidAlias = !withoutRowid && keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased() == "INTEGER" && !keyHasIndex
+        let keyMayBeNull = !withoutRowid && keyRows.contains { ($0["notnull"] as Int) == 0 } && !isRowidAlias
         let taken = Set(rows.map { ($0["name"] as String).lowercased() })
         let aliases = keyIsLocal && !withoutRowid ? ["rowid", "_rowid_", "oid"].filter { !taken.contains($0) } : []
         return Shape(
