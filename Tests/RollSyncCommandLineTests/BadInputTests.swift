@@ -33,11 +33,11 @@ struct BadInputTests {
         )
     }
 
-    @Test("a table with an integer rowid key")
-    func rowidTable() async throws {
+    @Test("a view")
+    func view() async throws {
         try await expectRefusal(
-            { ["init", "--db", $0, "--remote", $1.path("shared"), "--table", "notes", "--table", "counters"] },
-            status: 4, message: "rowid"
+            { ["init", "--db", $0, "--remote", $1.path("shared"), "--table", "notes", "--table", "recent"] },
+            status: 4, message: "it is a view"
         )
     }
 

@@ -76,7 +76,7 @@ struct ErrorClassificationTests {
         let scratch = try TemporaryDirectory()
         let database = scratch.url.appendingPathComponent("refused.sqlite")
         let queue = try DatabaseQueue(path: database.path)
-        try queue.write { try $0.execute(sql: "CREATE TABLE counters (id INTEGER PRIMARY KEY, n INTEGER)") }
+        try queue.write { try $0.execute(sql: "CREATE VIEW counters AS SELECT 1 AS n") }
         let store = try LocalStore(writer: queue)
         let localStoreError = try #require(throws: LocalStoreError.self) { try store.register(table: "counters") }
         let errors: [any Error & CustomStringConvertible] = [
@@ -89,6 +89,6 @@ struct ErrorClassificationTests {
             #expect(error.localizedDescription == error.description)
             #expect(!error.localizedDescription.contains("could not be completed"))
         }
-        #expect(localStoreError.localizedDescription.contains("counters") && localStoreError.localizedDescription.contains("INTEGER PRIMARY KEY"))
+        #expect(localStoreError.localizedDescription.contains("counters") && localStoreError.localizedDescription.contains("it is a view"))
     }
 }

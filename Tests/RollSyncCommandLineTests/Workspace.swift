@@ -20,8 +20,8 @@ final class Workspace {
         directory.appendingPathComponent(name).path
     }
 
-    /// Creates the database `name` with a syncable `notes` table (TEXT UUID key), an unsyncable
-    /// `counters` table (INTEGER rowid key), and `rows` notes.
+    /// Creates the database `name` with a `notes` table (TEXT UUID key), a `counters` table
+    /// (INTEGER rowid key), an unsyncable view `recent`, and `rows` notes.
     @discardableResult
     func makeNotesDatabase(_ name: String, rows: [(id: String, title: String)] = []) throws -> String {
         let file = path(name)
@@ -29,6 +29,7 @@ final class Workspace {
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)")
             try db.execute(sql: "CREATE TABLE counters (n INTEGER PRIMARY KEY, value INTEGER)")
+            try db.execute(sql: "CREATE VIEW recent AS SELECT * FROM notes")
             for row in rows {
                 try db.execute(sql: "INSERT INTO notes (id, title) VALUES (?, ?)", arguments: [row.id, row.title])
             }
