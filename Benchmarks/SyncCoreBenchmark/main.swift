@@ -352,6 +352,16 @@ print("   composite key relative to TEXT key (goal ≤ 1.1×): capture ratio \(f
     + "apply ratio \(format(compositeRatios.apply / textRatios.apply))×")
 print("   integer key relative to TEXT key (goal ≤ 1.25×): capture ratio \(format(integerRatios.capture / textRatios.capture))×, "
     + "apply ratio \(format(integerRatios.apply / textRatios.apply))×")
+/// The seconds a key shape's writes take with capture on, and its applies (inserts and updates).
+func absolute(_ shape: KeyShape) -> (capture: Double, apply: Double) {
+    let captured = capture[shape]!.captured
+    let applied = apply[shape]!.applyTimes
+    return (captured.insert + captured.update, applied.insert + applied.update)
+}
+let (textSeconds, integerSeconds) = (absolute(.text), absolute(.integer))
+print("   integer key against TEXT key in CPU seconds (an integer table without capture costs "
+    + "\(format((capture[.integer]!.plain.insert + capture[.integer]!.plain.update) / (capture[.text]!.plain.insert + capture[.text]!.plain.update)))× "
+    + "a TEXT one): writes with capture \(format(integerSeconds.capture / textSeconds.capture))×, apply \(format(integerSeconds.apply / textSeconds.apply))×")
 print("")
 print("3. Encoded size")
 print("   insert set: \(insertSet.summary.byteCount) bytes for \(insertSet.summary.changeCount) rows (4 columns + 36-char key): \(format(Double(insertSet.summary.byteCount) / Double(insertSet.summary.changeCount))) bytes/change")

@@ -258,21 +258,33 @@ enum RowIdentity {
         _ global: String, in table: SyncedTable, db: Database, moveReferences: (Int64, Int64) throws -> Void
     ) throws -> Claim {
         let key = table.keyColumns[0].sqlIdentifier
-        let known = try Row.fetchOne(
+        let preferred = preferredID(of: global)
+        // One statement for the common case: what is known of the row, and whether its preferred id is free.
+        let probe = try Row.fetchOne(
             db.cachedStatement(sql: """
                 SELECT i.rollingsync_local AS local, i.rollingsync_status AS status,
-                    EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = i.rollingsync_local) AS present
-                FROM rollingsync_identities AS i WHERE i.rollingsync_table = ? AND i.rollingsync_global = ?
+                    EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = i.rollingsync_local) AS present,
+                    \(isFreeCondition(id: "?3", global: "?2", table: table)) AS preferredIsFree
+                FROM (SELECT 1) LEFT JOIN rollingsync_identities AS i ON i.rollingsync_table = ?1 AND i.rollingsync_global = ?2
                 """),
-            arguments: [table.id, global]
+            arguments: [table.id, global, preferred]
         )
+        let known = (probe?["status"] as Int?) == nil ? nil : probe
         // A live identity whose row is gone (removed by a `REPLACE` that fired no trigger) is a deleted one.
         if let known, known["status"] as Int == live, known["present"] as Bool {
             return Claim(localID: known["local"], exists: true)
         }
         let former: Int64? = known.flatMap { $0["status"] as Int == reserved ? nil : $0["local"] }
-        let localID = try former.flatMap { try isFree($0, for: global, in: table, db: db) ? $0 : nil }
-            ?? freeID(preferring: preferredID(of: global), for: global, in: table, db: db)
+        let preferredIsFree = preferred != nil && (probe?["preferredIsFree"] as Bool? ?? false)
+        let formerIsFree = try former.map { $0 == preferred ? preferredIsFree : try isFree($0, for: global, in: table, db: db) } ?? false
+        let localID: Int64
+        if let former, formerIsFree {
+            localID = former
+        } else if let preferred, preferredIsFree {
+            localID = preferred
+        } else {
+            localID = try nextFreeID(in: table, db: db)
+        }
         if let known, known["status"] as Int == reserved {
             try moveReferences(known["local"], localID)
         }
@@ -295,27 +307,28 @@ enum RowIdentity {
             .execute(arguments: [deleted, table.id, global])
     }
 
-    /// Whether `id` can take the row `global`: no row has it, and no identity but a deleted one or
-    /// the row's own.
-    private static func isFree(_ id: Int64, for global: String, in table: SyncedTable, db: Database) throws -> Bool {
-        try !(Bool.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumns[0].sqlIdentifier) = ?1)
-                    OR EXISTS (SELECT 1 FROM rollingsync_identities WHERE rollingsync_table = ?2 AND rollingsync_local = ?1
-                        AND rollingsync_status <> \(deleted) AND rollingsync_global <> ?3)
-                """),
-            arguments: [id, table.id, global]
-        ) ?? true)
+    /// The SQL condition that the id `id` can take the row `global` (SQL expressions): no row has
+    /// it, and no identity but a deleted one or the row's own.
+    private static func isFreeCondition(id: String, global: String, table: SyncedTable) -> String {
+        """
+        (NOT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.keyColumns[0].sqlIdentifier) = \(id))
+            AND NOT EXISTS (SELECT 1 FROM rollingsync_identities WHERE rollingsync_table = \(table.id) AND rollingsync_local = \(id)
+                AND rollingsync_status <> \(deleted) AND rollingsync_global <> \(global)))
+        """
     }
 
-    /// `preferred` when it is free (``isFree(_:for:in:db:)``); otherwise one more than the largest
-    /// id in the table, in its identities and in its `sqlite_sequence` entry.
-    private static func freeID(preferring preferred: Int64?, for global: String, in table: SyncedTable, db: Database) throws -> Int64 {
+    /// Whether `id` can take the row `global` (see ``isFreeCondition(id:global:table:)``).
+    private static func isFree(_ id: Int64, for global: String, in table: SyncedTable, db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT \(isFreeCondition(id: "?1", global: "?2", table: table))"), arguments: [id, global]
+        ) ?? false
+    }
+
+    /// One more than the largest id in the table, in its identities and in its `sqlite_sequence`
+    /// entry.
+    private static func nextFreeID(in table: SyncedTable, db: Database) throws -> Int64 {
         let key = table.keyColumns[0].sqlIdentifier
         let name = table.name.sqlIdentifier
-        if let preferred, try isFree(preferred, for: global, in: table, db: db) {
-            return preferred
-        }
         let sequence = try db.tableExists("sqlite_sequence")
             ? Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = ?"), arguments: [table.name]) ?? 0
             : 0
