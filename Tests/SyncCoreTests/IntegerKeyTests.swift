@@ -295,4 +295,27 @@ struct IntegerKeyTests {
         #expect(try client.pool.read { try String.fetchAll($0, sql: "SELECT rowid || line FROM log ORDER BY rowid") } == before)
         #expect(before == ["2b", "4d"])
     }
+
+    @Test("a unique constraint over an integer reference decides a collision alike on every client")
+    func uniqueOverReferences() throws {
+        let schema = """
+            CREATE TABLE groups (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE membership (
+                group_id INTEGER NOT NULL REFERENCES groups(id), user TEXT NOT NULL, position INTEGER,
+                PRIMARY KEY (group_id, user), UNIQUE (group_id, position));
+            """
+        let clients = try (0..<2).map { _ in try TemporaryDatabase(schema: schema, tables: ["groups", "membership"]) }
+        try clients[0].pool.write { db in try db.execute(sql: "INSERT INTO groups (name) VALUES ('team')") }
+        try Self.exchange(clients)
+        try clients[0].pool.write { db in try db.execute(sql: "INSERT INTO membership VALUES (1, 'ann', 1)") }
+        try clients[1].pool.write { db in try db.execute(sql: "INSERT INTO membership VALUES (1, 'bob', 1)") }
+        try Self.exchange(clients, rounds: 3)
+        let rows = try clients.map { client in
+            try client.pool.read { try String.fetchAll($0, sql: "SELECT group_id || ':' || user || ':' || position FROM membership") }
+        }
+        #expect(rows[0].count == 1 && rows[0] == rows[1], "\(rows)")
+        let saved = try clients.map { client in try client.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM rollingsync_removed_rows") ?? 0 } }
+        #expect(saved.reduce(0, +) >= 1, "the losing row is saved")
+        for client in clients { #expect(try client.pendingChanges().isEmpty) }
+    }
 }

@@ -465,7 +465,12 @@ struct ChangeSetApplier {
                 if exists, let current = try currentRow(table: table, key: key) {
                     for (column, value) in current where row[column] == nil { row[column] = value }
                 }
-                for (column, value) in zip(table.keyColumns, try table.key.components(of: key)) { row[column] = value }
+                // The key's local values: a row key named by identities is no value of the table.
+                if !table.key.hasIdentities {
+                    for (column, value) in zip(table.keyColumns, try table.key.components(of: key)) { row[column] = value }
+                } else if !exists {
+                    for (column, value) in zip(table.keyColumns, values) { row[column] = value }
+                }
                 return row
             },
             removeLoser: { loser in
