@@ -18,8 +18,10 @@ struct WatchCommandTests {
         let lab = try WatchLab()
         let first = try await lab.client("first")
         let second = try await lab.client("second")
-        // Remote checks every 5 minutes: only the check of the database can notice the write.
-        let watch = try lab.watch(first, ["--delay", "0.1", "--interval", "300"], json: false)
+        // Remote checks every 5 minutes, also after activity (without --active-interval they come
+        // 3, 6, 12… s after the start sync, and one of them may find the write first): only the
+        // check of the database can notice the write.
+        let watch = try lab.watch(first, ["--delay", "0.1", "--interval", "300", "--active-interval", "300"], json: false)
         try await watch.waitForOutput("the start sync") { $0.contains(" sync (start): ") }
 
         try await lab.sqlite(first, "BEGIN; INSERT INTO notes VALUES ('1', 'one'), ('2', 'two'), ('3', 'three'); COMMIT;")
