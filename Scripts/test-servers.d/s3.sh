@@ -21,9 +21,10 @@ S3_VENV=${ROLLSYNC_S3_VENV:-$PWD/.test-tools/s3-venv}
 S3_BUCKET=rollsync-test
 
 start_moto() {
-    local dir=$1 port=$2 endpoint="http://127.0.0.1:$2"
+    local dir=$1 port=$2 endpoint="http://127.0.0.1:$2" launcher="$PWD/Scripts/test-servers.d/moto-atomic-put.py"
     mkdir -p "$dir"
-    (cd "$dir" && INITIAL_NO_AUTH_ACTION_COUNT=4 exec "$S3_VENV/bin/moto_server" -H 127.0.0.1 -p "$port" > "$dir/server.log" 2>&1) &
+    # moto_server, with conditional PUTs atomic as S3's are (see the launcher).
+    (cd "$dir" && INITIAL_NO_AUTH_ACTION_COUNT=4 exec "$S3_VENV/bin/python" "$launcher" -H 127.0.0.1 -p "$port" > "$dir/server.log" 2>&1) &
     echo $! > "$dir/moto.pid"
     wait_for_port "$port" "$(cat "$dir/moto.pid")" || { cat "$dir/server.log" >&2; return 1; }
     local aws=("$S3_VENV/bin/aws" --endpoint-url "$endpoint" --region us-east-1)
