@@ -131,6 +131,8 @@ extension LocalStore {
                         candidates = waiting
                     }
                 }
+                // Rows put back at their ids take up their identities again (new ones without a key).
+                for table in tables.values { try RowIdentity.reconcile(table, in: db) }
                 return .commit
             }
         }
@@ -160,7 +162,9 @@ extension LocalStore {
             }
             try db.execute(sql: "RELEASE \(savepoint)")
             return true
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+        } catch let error as DatabaseError where [.SQLITE_CONSTRAINT, .SQLITE_MISMATCH].contains(error.resultCode) {
+            // A constraint refuses the row, or its saved key is no value of the table (a row of
+            // another client named by its global identity, saved by an earlier release).
             try db.execute(sql: "ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
             return false
         }
