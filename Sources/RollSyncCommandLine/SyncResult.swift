@@ -60,11 +60,11 @@ struct SyncResult: CommandResult, Codable {
             case .merged(let value): value
             }
             return ConflictLine(
-                table: conflict.table, key: Self.text(conflict.key), column: conflict.column,
-                local: Self.text(conflict.localValue), remote: Self.text(conflict.remoteValue), kept: Self.text(kept)
+                table: conflict.table, key: conflict.key.readableText, column: conflict.column,
+                local: conflict.localValue.readableText, remote: conflict.remoteValue.readableText, kept: kept.readableText
             )
         }
-        warnings = report.warnings.map(Self.text)
+        warnings = report.warnings.map(\.description)
         schemaChanges = report.schemaChanges.map(SchemaChangeLine.init)
         upgradeRequired = report.warnings.compactMap { warning in
             guard case .upgradeRequired(let table, let column, let client, let fileName) = warning else { return nil }
@@ -125,72 +125,6 @@ struct SyncResult: CommandResult, Codable {
                 + "everything else was synced",
             hint: "migrate this database's schema: " + steps.joined(separator: "; ") + "; then run `rollsync sync --db \(database)` again"
         )
-    }
-
-    /// A warning as people read it.
-    static func text(_ warning: SyncWarning) -> String {
-        switch warning {
-        case .apply(let warning, let client):
-            text(warning, from: "\(client)")
-        case .settledLocally(let warning):
-            text(warning, from: nil)
-        case .unreadableChangeSet(let fileName, let client, let reason):
-            "change set \(fileName) of \(client) could not be read and was skipped: \(reason)"
-        case .documentWasReset(let document):
-            "document \(document) was recreated; local data was kept and registered again"
-        case .clientWasRemoved(let document):
-            "this client had been removed from \(document); local data was kept and registered again"
-        case .lastSyncNotRecorded(let reason):
-            "the last-sync marker was not written: \(reason)"
-        case .rowsWithoutKey(let table, let count):
-            "\(count) row\(count == 1 ? "" : "s") of \(table) \(count == 1 ? "has" : "have") no key (NULL) and stay\(count == 1 ? "s" : "") on this client, unsynchronized; give \(count == 1 ? "it a key" : "them keys") to sync \(count == 1 ? "it" : "them")"
-        case .upgradeRequired(let table, let column?, let client, let fileName):
-            "change set \(fileName) of \(client) needs column \(table).\(column), which this database lacks; it waits until you migrate (upgrade required)"
-        case .upgradeRequired(let table, nil, let client, let fileName):
-            "change set \(fileName) of \(client) changes table \(table), which this database does not sync; it waits until you add it (upgrade required)"
-        @unknown default:
-            String(describing: warning)
-        }
-    }
-
-    /// A warning of an apply (`client` sent the set) or of a rule applied to local data (`nil`).
-    static func text(_ warning: ApplyReport.Warning, from client: String?) -> String {
-        let removedRows = "its values are kept in rollingsync_removed_rows"
-        switch warning {
-        case .remoteDeleteDiscardedLocalChanges(let table, let key):
-            return "\(client ?? "another client") deleted \(table) \(text(key)); the deletion won over local edits"
-        case .changeToDeletedRowIgnored(let table, let key):
-            return "\(client ?? "another client") changed \(table) \(text(key)), which is deleted here; the change was ignored"
-        case .referenceCleared(let table, let key, let columns, let parent):
-            return "\(table) \(text(key)): \(columns.joined(separator: ", ")) referred to a deleted \(parent) row and was cleared"
-        case .rowRemovedWithDeletedParent(let table, let key, let parent):
-            return "\(table) \(text(key)) was removed because the \(parent) row it refers to was deleted; \(removedRows)"
-        case .rowRemovedByUniqueConstraint(let table, let key, let kept):
-            return "\(table) \(text(key)) collided with \(text(kept)) on a unique constraint and was removed; \(removedRows)"
-        case .changeRejectedByConstraint(let table, let key, let reason):
-            return "a change of \(table) \(text(key)) from \(client ?? "this client") was refused by a constraint (\(reason)); \(removedRows)"
-        case .droppedColumnIgnored(let table, let column):
-            return "\(client ?? "another client") sent values for \(table).\(column), which was dropped here; they were ignored"
-        case .unsyncedTableIgnored(let table):
-            return "\(client ?? "another client") sent changes of \(table), which this database no longer syncs; they were ignored"
-        case .appTriggerWritesSkipped(let table, let keys):
-            let shown = keys.prefix(3).map(text).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
-            return "this database's triggers tried to write \(table) \(shown) while changes from \(client ?? "another client") were written; "
-                + "skipped, as the client that made the changes published what its triggers wrote"
-        @unknown default:
-            return String(describing: warning)
-        }
-    }
-
-    /// A value as people read it: text quoted, NULL spelled out.
-    static func text(_ value: DatabaseValue) -> String {
-        switch value.storage {
-        case .null: "NULL"
-        case .int64(let number): String(number)
-        case .double(let number): String(number)
-        case .string(let string): "\"\(string)\""
-        case .blob(let data): "<\(data.count) bytes>"
-        }
     }
 
     /// `512 B`, `12.3 kB`, `4.0 MB` (decimal units).

@@ -9,7 +9,9 @@
 /// The default answers nothing: new applications are not encrypted, and joining encrypted data
 /// fails with ``SyncError/Code/passwordRequired``.
 public struct EncryptionDecisions: Sendable {
-    /// Why a client needs the password of existing encrypted data.
+    /// Why a client needs the password of existing encrypted data (an open set: a `switch` needs
+    /// an `@unknown default:`).
+    @nonexhaustive
     public enum PasswordRequestReason: Sendable, Equatable {
         /// This client has no cached data key for the application (it is joining, or its key file
         /// was deleted).

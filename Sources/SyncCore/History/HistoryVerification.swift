@@ -76,7 +76,8 @@ public struct VerificationReport: Sendable, Equatable, Codable {
             public static let incompleteDocument = Kind(rawValue: "incompleteDocument")
         }
 
-        /// How much a finding matters.
+        /// How much a finding matters (an open set: a `switch` needs an `@unknown default:`).
+        @nonexhaustive
         public enum Severity: String, Sendable, Codable {
             /// Something is wrong: data is damaged or missing, or leftovers wait for a repair.
             case problem

@@ -3,7 +3,11 @@ import GRDB
 /// What applying one change set did.
 public struct ApplyReport: Sendable, Equatable {
     /// Something worth telling the application that did not stop the apply.
-    public enum Warning: Sendable, Equatable {
+    ///
+    /// The set of kinds is open: later releases add kinds, so a `switch` needs an
+    /// `@unknown default:`. ``description`` says each one in a sentence for people.
+    @nonexhaustive
+    public enum Warning: Sendable, Equatable, CustomStringConvertible {
         /// Another client deleted a row that had unpushed local edits; the deletion won and the local
         /// edits were discarded (delete-versus-update).
         case remoteDeleteDiscardedLocalChanges(table: String, key: DatabaseValue)
@@ -69,5 +73,52 @@ public struct ApplyReport: Sendable, Equatable {
         self.setID = setID
         self.databaseID = databaseID
         self.wasAlreadyApplied = wasAlreadyApplied
+    }
+}
+
+extension ApplyReport.Warning {
+    /// The warning as people read it, for a change set from another client.
+    public var description: String { description(from: nil) }
+
+    /// The warning as people read it: of an apply of `client`'s set, or of a rule applied to
+    /// local data (`nil`). Keys are shown (text quoted, NULL spelled out, BLOBs by their size).
+    func description(from client: String?) -> String {
+        let removedRows = "its values are kept in rollingsync_removed_rows"
+        switch self {
+        case .remoteDeleteDiscardedLocalChanges(let table, let key):
+            return "\(client ?? "another client") deleted \(table) \(key.readableText); the deletion won over local edits"
+        case .changeToDeletedRowIgnored(let table, let key):
+            return "\(client ?? "another client") changed \(table) \(key.readableText), which is deleted here; the change was ignored"
+        case .referenceCleared(let table, let key, let columns, let parent):
+            return "\(table) \(key.readableText): \(columns.joined(separator: ", ")) referred to a deleted \(parent) row and was cleared"
+        case .rowRemovedWithDeletedParent(let table, let key, let parent):
+            return "\(table) \(key.readableText) was removed because the \(parent) row it refers to was deleted; \(removedRows)"
+        case .rowRemovedByUniqueConstraint(let table, let key, let kept):
+            return "\(table) \(key.readableText) collided with \(kept.readableText) on a unique constraint and was removed; \(removedRows)"
+        case .changeRejectedByConstraint(let table, let key, let reason):
+            return "a change of \(table) \(key.readableText) from \(client ?? "this client") was refused by a constraint (\(reason)); \(removedRows)"
+        case .droppedColumnIgnored(let table, let column):
+            return "\(client ?? "another client") sent values for \(table).\(column), which was dropped here; they were ignored"
+        case .unsyncedTableIgnored(let table):
+            return "\(client ?? "another client") sent changes of \(table), which this database no longer syncs; they were ignored"
+        case .appTriggerWritesSkipped(let table, let keys):
+            let shown = keys.prefix(3).map(\.readableText).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
+            return "this database's triggers tried to write \(table) \(shown) while changes from \(client ?? "another client") were written; "
+                + "skipped, as the client that made the changes published what its triggers wrote"
+        }
+    }
+}
+
+extension DatabaseValue {
+    /// The value as people read it in a warning or a conflict line: text quoted, NULL spelled out,
+    /// a BLOB by its size.
+    package var readableText: String {
+        switch storage {
+        case .null: "NULL"
+        case .int64(let number): String(number)
+        case .double(let number): String(number)
+        case .string(let string): "\"\(string)\""
+        case .blob(let data): "<\(data.count) bytes>"
+        }
     }
 }

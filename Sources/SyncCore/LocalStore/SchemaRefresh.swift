@@ -1,7 +1,9 @@
 import Foundation
 import GRDB
 
-/// What a schema check found and did (see ``LocalStore/refreshSchema()``).
+/// What a schema check found and did (see ``LocalStore/refreshSchema()``). Later releases may add
+/// kinds: a `switch` needs an `@unknown default:`.
+@nonexhaustive
 public enum SchemaChange: Sendable, Equatable {
     /// A column was added to a synced table: it is captured from now on, and the rows whose value
     /// in it differs from the column's default (written since the column was added) were logged as

@@ -1,7 +1,12 @@
 import GRDB
 
 /// Something a registration or sync wants the application to know that did not stop it.
-public enum SyncWarning: Sendable, Equatable {
+///
+/// The set of kinds is open: later releases add kinds, so a `switch` needs an `@unknown default:`
+/// (an app built against this release keeps compiling). ``description`` says each one in a
+/// sentence for people; it may name rows by their keys (the log never does).
+@nonexhaustive
+public enum SyncWarning: Sendable, Equatable, CustomStringConvertible {
     /// Applying another client's change set noticed a delete-versus-update (see
     /// ``ApplyReport/Warning``).
     case apply(ApplyReport.Warning, fromClient: SyncIdentifier)
@@ -31,4 +36,29 @@ public enum SyncWarning: Sendable, Equatable {
     /// cannot be identified on other clients, so they stay on this one, unsynchronized. Reported
     /// by every sync while they exist; nothing else waits for them.
     case rowsWithoutKey(table: String, count: Int)
+}
+
+extension SyncWarning {
+    public var description: String {
+        switch self {
+        case .apply(let warning, let client):
+            warning.description(from: "\(client)")
+        case .settledLocally(let warning):
+            warning.description(from: nil)
+        case .unreadableChangeSet(let fileName, let client, let reason):
+            "change set \(fileName) of \(client) could not be read and was skipped: \(reason)"
+        case .documentWasReset(let document):
+            "document \(document) was recreated; local data was kept and registered again"
+        case .clientWasRemoved(let document):
+            "this client had been removed from \(document); local data was kept and registered again"
+        case .lastSyncNotRecorded(let reason):
+            "the last-sync marker was not written: \(reason)"
+        case .rowsWithoutKey(let table, let count):
+            "\(count) row\(count == 1 ? "" : "s") of \(table) \(count == 1 ? "has" : "have") no key (NULL) and stay\(count == 1 ? "s" : "") on this client, unsynchronized; give \(count == 1 ? "it a key" : "them keys") to sync \(count == 1 ? "it" : "them")"
+        case .upgradeRequired(let table, let column?, let client, let fileName):
+            "change set \(fileName) of \(client) needs column \(table).\(column), which this database lacks; it waits until you migrate (upgrade required)"
+        case .upgradeRequired(let table, nil, let client, let fileName):
+            "change set \(fileName) of \(client) changes table \(table), which this database does not sync; it waits until you add it (upgrade required)"
+        }
+    }
 }

@@ -4,7 +4,8 @@ import Foundation
 public struct VacuumReport: Sendable, Equatable {
     /// Why a change set could not be removed yet.
     public struct Hold: Sendable, Equatable {
-        /// The reason.
+        /// The reason (an open set: a `switch` needs an `@unknown default:`).
+        @nonexhaustive
         public enum Reason: Sendable, Equatable {
             /// A registered client has not applied the set yet (it has not synced since, or never).
             case notApplied

@@ -16,7 +16,9 @@
 /// that fails verification is followed by the next older one's events, from zero again.
 public struct SyncProgress: Sendable, Equatable {
     /// The step a sync or a whole-store transfer is in; the steps of a sync, then those of a
-    /// whole-store transfer, are listed in the order they happen.
+    /// whole-store transfer, are listed in the order they happen. Later releases may add steps: a
+    /// `switch` needs an `@unknown default:`.
+    @nonexhaustive
     public enum Phase: String, Sendable, Equatable, CaseIterable {
         /// Registering the document (first sync, or after a reset).
         case registering
