@@ -47,6 +47,11 @@ public protocol RemoteStore: Sendable {
     /// What this store can do beyond the common contract.
     var capabilities: RemoteCapabilities { get }
 
+    /// The backend's name, which callers put in ``RemoteStoreError/backend`` of the errors they
+    /// pass on. Optional: the default is ``RemoteStoreProvider/backendName`` for a store that is
+    /// its own provider, else `nil`; a decorator returns its base store's.
+    var backendName: String? { get }
+
     /// Describes the file or directory at `path`, or returns `nil` if there is none.
     ///
     /// ## Behavior
@@ -240,6 +245,8 @@ public protocol RemoteStore: Sendable {
 
 extension RemoteStore {
     public func close() async {}
+
+    public var backendName: String? { (Self.self as? any RemoteStoreProvider.Type)?.backendName }
 
     /// Throws ``RemoteStoreError/Code/unsupported``: a store declares
     /// ``RemoteCapabilities/exclusiveCreate`` and implements this when its transport can.

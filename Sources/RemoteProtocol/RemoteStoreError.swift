@@ -93,8 +93,17 @@ public struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The error reported by the layer below (a POSIX error, a libssh2 or libcurl code), if any.
     public var underlying: (any Error & Sendable)?
-    /// Where the error was created, for diagnostics.
+    /// Where the error was created (`Module/File.swift:line`), for diagnostics only: to tell
+    /// which backend failed, read ``backend``.
     public var location: String
+    /// The backend that reported the error, by its name (``RemoteStoreProvider/backendName``:
+    /// `"file"`, `"sftp"`, `"webdav"`, `"s3"`, `"memory"`, or a third party's), so that a caller can
+    /// name that backend's own settings in what it tells people; `nil` when it is not known.
+    ///
+    /// A ``RemoteStoreRegistry`` sets it on the errors of opening a store, and RollingSync's sync
+    /// operations on every error of a store they pass on (from ``RemoteStore/backendName``); a
+    /// backend may set it itself.
+    public var backend: String?
 
     /// Creates an error.
     ///
@@ -103,6 +112,7 @@ public struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
     ///   - path: the remote path concerned.
     ///   - message: an explanation for people; must not contain secrets. Defaults to the code.
     ///   - underlying: the lower layer's error.
+    ///   - backend: the backend reporting it (see ``backend``), if the code making it knows.
     ///   - fileID: where the error was made, for ``location``; leave the default.
     ///   - line: the line where the error was made, for ``location``; leave the default.
     public init(
@@ -110,6 +120,7 @@ public struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
         path: RemotePath? = nil,
         message: String? = nil,
         underlying: (any Error & Sendable)? = nil,
+        backend: String? = nil,
         fileID: String = #fileID,
         line: Int = #line
     ) {
@@ -117,7 +128,15 @@ public struct RemoteStoreError: Error, Sendable, CustomStringConvertible {
         self.path = path
         self.message = message ?? code.description
         self.underlying = underlying
+        self.backend = backend
         self.location = "\(fileID):\(line)"
+    }
+
+    /// This error, attributed to `backend` unless it names a backend already.
+    public func attributed(to backend: String?) -> RemoteStoreError {
+        var error = self
+        error.backend = self.backend ?? backend
+        return error
     }
 
     /// True if making the same call again later may succeed.

@@ -15,21 +15,28 @@ public final class RemoteStoreRegistry: Sendable {
     /// The process-wide registry.
     public static let shared = RemoteStoreRegistry()
 
-    private let factories = Mutex<[String: Factory]>([:])
+    /// Per scheme: the backend's name (for ``RemoteStoreError/backend``) and its factory.
+    private let factories = Mutex<[String: (backend: String, factory: Factory)]>([:])
 
     /// Creates an empty registry (use ``shared`` unless you need an isolated one).
     public init() {}
 
-    /// Registers `factory` for `scheme` (case-insensitive), replacing any earlier registration.
+    /// Registers `factory` for `scheme` (case-insensitive), replacing any earlier registration;
+    /// its errors of opening are attributed to the backend named `scheme`.
     public func register(scheme: String, factory: @escaping Factory) {
-        factories.withLock { $0[scheme.lowercased()] = factory }
+        register(scheme: scheme, backend: scheme.lowercased(), factory: factory)
     }
 
-    /// Registers a backend type for every scheme it declares.
+    /// Registers a backend type for every scheme it declares; its errors of opening are
+    /// attributed to its ``RemoteStoreProvider/backendName``.
     public func register<Provider: RemoteStoreProvider>(_ provider: Provider.Type) {
         for scheme in provider.urlSchemes {
-            register(scheme: scheme) { try await Provider.makeStore(for: $0) }
+            register(scheme: scheme, backend: Provider.backendName) { try await Provider.makeStore(for: $0) }
         }
+    }
+
+    private func register(scheme: String, backend: String, factory: @escaping Factory) {
+        factories.withLock { $0[scheme.lowercased()] = (backend, factory) }
     }
 
     /// The registered schemes, sorted.
@@ -47,26 +54,34 @@ public final class RemoteStoreRegistry: Sendable {
     /// - Throws: ``RemoteStoreError`` with code ``RemoteStoreError/Code/unsupported`` if no backend
     ///   is registered for the scheme (the message lists those that are), or if the URL carries a
     ///   password (secrets belong in ``RemoteStoreConfiguration/secrets``, where they are never
-    ///   printed); otherwise whatever the backend throws.
+    ///   printed); otherwise whatever the backend throws. Each error names its
+    ///   ``RemoteStoreError/backend`` (the scheme's, when none is registered).
     public func makeStore(for configuration: RemoteStoreConfiguration) async throws -> any RemoteStore {
+        let scheme = configuration.scheme
+        let registered = factories.withLock { $0[scheme] }
         if configuration.url.password(percentEncoded: true) != nil {
             throw RemoteStoreError(
                 .unsupported,
                 message: "the URL \(configuration.url.redactingPassword) contains a password; "
-                    + "pass it as a secret instead, so it never appears in logs or command lines"
+                    + "pass it as a secret instead, so it never appears in logs or command lines",
+                backend: registered?.backend ?? scheme
             )
         }
-        let scheme = configuration.scheme
-        guard let factory = factories.withLock({ $0[scheme] }) else {
+        guard let (backend, factory) = registered else {
             let known = schemes.isEmpty ? "none" : schemes.joined(separator: ", ")
             throw RemoteStoreError(
                 .unsupported,
                 message: "no backend is registered for the URL scheme '\(scheme)' "
                     + "(\(configuration.url.redactingPassword)); registered schemes: \(known)"
-                    + (Self.registrationHint(for: scheme).map { "; \($0)" } ?? "")
+                    + (Self.registrationHint(for: scheme).map { "; \($0)" } ?? ""),
+                backend: scheme
             )
         }
-        return try await factory(configuration)
+        do {
+            return try await factory(configuration)
+        } catch let error as RemoteStoreError {
+            throw error.attributed(to: backend)
+        }
     }
 
     /// What to write to register the backend RollingSync ships for `scheme`, if it ships one.

@@ -1,9 +1,7 @@
-import CurlTransport
 import Foundation
 import GRDB
 import RemoteProtocol
 import SyncCore
-import WebDAVRemote
 
 extension CommandLineError {
     /// Classifies an error of RollingSync or SQLite into a kind, a one-line message and a hint;
@@ -98,18 +96,17 @@ extension CommandLineError {
     /// The backend an error of a remote store comes from, for hints that name its own settings.
     enum Backend {
         case sftp, webDAV, s3
-    }
 
-    /// Which backend made `error`: WebDAV and S3 errors carry libcurl's ``CurlError`` (which names
-    /// the kind of server) or were made in the WebDAVRemote or S3Remote module, SFTP errors in the
-    /// SFTPRemote module (``RemoteStoreError/location`` starts with the module of the file that
-    /// created it). `nil` for other stores.
-    static func backend(of error: RemoteStoreError) -> Backend? {
-        if let curl = error.underlying as? CurlError { return curl.serverKind == "S3" ? .s3 : .webDAV }
-        if error.location.hasPrefix("S3Remote/") { return .s3 }
-        if error.location.hasPrefix("WebDAVRemote/") { return .webDAV }
-        if error.location.hasPrefix("SFTPRemote/") { return .sftp }
-        return nil
+        /// The backend named `name` (a ``RemoteStoreError/backend`` or a URL scheme); `nil` for
+        /// others (a folder, a third party's).
+        init?(named name: String?) {
+            switch name?.lowercased() {
+            case "sftp": self = .sftp
+            case "webdav", "webdavs": self = .webDAV
+            case "s3": self = .s3
+            default: return nil
+            }
+        }
     }
 
     /// Classifies a remote store's error by the question "would a retry help?": connection
@@ -118,7 +115,7 @@ extension CommandLineError {
     /// (exit 3). Hints name the settings of the backend the error came from.
     private static func classify(_ error: RemoteStoreError) -> CommandLineError {
         let message = error.message
-        let backend = backend(of: error)
+        let backend = Backend(named: error.backend)
         switch error.code {
         case .hostKeyUnknown where backend == .webDAV:
             return CommandLineError(
@@ -146,8 +143,22 @@ extension CommandLineError {
         }
     }
 
-    /// Where S3 credentials come from, for a refused or missing key.
-    private static let s3CredentialsHint = "check the access key: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else the profile AWS_PROFILE (or default) in ~/.aws/credentials or ~/.aws/config"
+    /// Where the secrets of the backend of URL scheme `scheme` come from, for a URL that carried a
+    /// password.
+    static func secretsHint(forScheme scheme: String?) -> String {
+        switch Backend(named: scheme) {
+        case .s3: "remove the key from the URL: S3 keys come from \(s3CredentialSources)"
+        case .sftp: "remove it from the URL: SFTP logs in with --identity-file (its passphrase from \(RemotePasswordSource.sftpPassphraseVariable)) or a password from \(RemotePasswordSource.sftpPasswordVariable)"
+        case .webDAV: "remove it from the URL and set \(RemotePasswordSource.webDAVVariable) (or use ~/.netrc, or answer the prompt)"
+        case nil: "remove it from the URL; \(scheme ?? "this") remotes take their secrets from the environment"
+        }
+    }
+
+    /// Where S3 credentials come from.
+    private static let s3CredentialSources = "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), else the profile AWS_PROFILE (or default) in ~/.aws/credentials or ~/.aws/config"
+
+    /// What to check for a refused or missing S3 key.
+    private static let s3CredentialsHint = "check the access key: \(s3CredentialSources)"
 
     /// What to check when the server refused the credentials.
     private static func authenticationHint(for backend: Backend?) -> String {

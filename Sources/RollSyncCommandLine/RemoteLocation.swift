@@ -24,7 +24,7 @@ struct RemoteLocation: Sendable {
             guard url.password(percentEncoded: true) == nil else {
                 throw CommandLineError(
                     .usage, "the remote URL contains a password, which rollsync never accepts on the command line",
-                    hint: "remove it from the URL and set \(RemotePasswordSource.webDAVVariable) (or use ~/.netrc, or answer the prompt)"
+                    hint: CommandLineError.secretsHint(forScheme: scheme)
                 )
             }
             return RemoteLocation(url: url, settings: settings)

@@ -64,7 +64,11 @@ struct StatusCommand: AsyncParsableCommand {
     private static func clients(_ settings: CommandLineSettings) async throws -> [String] {
         let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: ProcessInfo.processInfo.environment)
         let layout = try ApplicationLayout(applicationID: SyncIdentifier(settings.applicationID))
-        return try await store.list(layout.clientDevices).filter(\.isDirectory).map(\.name).sorted()
+        do {
+            return try await store.list(layout.clientDevices).filter(\.isDirectory).map(\.name).sorted()
+        } catch let error as RemoteStoreError {
+            throw error.attributed(to: store.backendName)
+        }
     }
 }
 

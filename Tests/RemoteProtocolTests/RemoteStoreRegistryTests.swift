@@ -69,6 +69,29 @@ struct RemoteStoreRegistryTests {
         #expect(error.code == .unsupported)
         #expect(!error.description.contains("hunter2"))
         #expect(error.description.contains("alice"))
+        #expect(error.backend == "rec", "named by the registered backend")
+        let unregistered = try await #require(throws: RemoteStoreError.self) {
+            try await registry.makeStore(for: URL(string: "s3://KEY:SECRET@bucket/x")!)
+        }
+        #expect(unregistered.backend == "s3", "named by its scheme when no backend is registered")
+    }
+
+    /// Errors name their backend (`backend`), so callers never guess it from where an error was made.
+    @Test func errorsOfOpeningNameTheirBackend() async throws {
+        let registry = RemoteStoreRegistry()
+        registry.register(RecordingStore.self)
+        #expect(RecordingStore.backendName == "rec", "the alphabetically first scheme by default")
+        #expect(RecordingStore(configuration: RemoteStoreConfiguration(url: URL(string: "rec://x")!)).backendName == "rec")
+        registry.register(scheme: "failing") { _ in throw RemoteStoreError(.unavailable, message: "down") }
+        let failure = try await #require(throws: RemoteStoreError.self) {
+            _ = try await registry.makeStore(for: URL(string: "failing://x")!)
+        }
+        #expect(failure.backend == "failing")
+        registry.register(scheme: "named") { _ in throw RemoteStoreError(.unavailable, backend: "its-own") }
+        let named = try await #require(throws: RemoteStoreError.self) {
+            _ = try await registry.makeStore(for: URL(string: "named://x")!)
+        }
+        #expect(named.backend == "its-own", "a backend's own name is kept")
     }
 
     @Test func laterRegistrationReplacesTheEarlierOne() async throws {

@@ -7,11 +7,10 @@ import TestSupport
 import Testing
 
 /// Exit codes by the question "would a retry help?", and hints that name the settings of the
-/// backend an error came from. Errors are made as each backend makes them (the module of the file
-/// that creates an error is part of its ``RemoteStoreError/location``).
+/// backend an error came from (its ``RemoteStoreError/backend``, never where it was made).
 struct ErrorClassificationTests {
-    private static let sftpFile = "SFTPRemote/SSHAuthenticator.swift"
-    private static let webDAVFile = "WebDAVRemote/RemoteStoreError+WebDAV.swift"
+    private static let sftp = "sftp"
+    private static let webDAV = "webdav"
 
     private func classify(_ error: any Error) throws -> CommandLineError {
         try #require(CommandLineError(classifying: error))
@@ -19,52 +18,74 @@ struct ErrorClassificationTests {
 
     @Test(arguments: [RemoteStoreError.Code.unavailable, .timedOut, .rateLimited])
     func connectionFailuresAreRemoteErrorsToRunAgain(_ code: RemoteStoreError.Code) throws {
-        for file in [Self.sftpFile, Self.webDAVFile, "FileRemote/FileRemoteStore.swift"] {
-            let direct = try classify(RemoteStoreError(code, message: "dropped", fileID: file))
+        for backend in [Self.sftp, Self.webDAV, "file", nil] {
+            let direct = try classify(RemoteStoreError(code, message: "dropped", backend: backend))
             #expect(direct.kind == .remote && direct.kind.exitCode == 2)
-            let wrapped = try classify(SyncError(.remote, "remote storage failed", underlying: RemoteStoreError(code, fileID: file)))
+            let wrapped = try classify(SyncError(.remote, "remote storage failed", underlying: RemoteStoreError(code, backend: backend)))
             #expect(wrapped.kind == .remote)
             #expect(wrapped.hint != nil)
         }
     }
 
     @Test func sftpHintsNameOnlySFTPSettings() throws {
-        let refused = try classify(RemoteStoreError(.authenticationFailed, message: "the SSH server refused user 'root'", fileID: Self.sftpFile))
+        let refused = try classify(RemoteStoreError(.authenticationFailed, message: "the SSH server refused user 'root'", backend: Self.sftp))
         #expect(refused.kind == .authentication && refused.kind.exitCode == 3)
         let hint = try #require(refused.hint)
         #expect(hint.contains("--identity-file") && hint.contains("ROLLSYNC_SFTP_PASSPHRASE") && hint.contains("ROLLSYNC_SFTP_PASSWORD"))
         #expect(!hint.contains("WEBDAV") && !hint.contains("netrc"))
 
-        let dropped = try classify(RemoteStoreError(.unavailable, message: "closed during the login", fileID: "SFTPRemote/SSHConnectionCheck.swift"))
+        let dropped = try classify(RemoteStoreError(.unavailable, message: "closed during the login", backend: Self.sftp))
         #expect(dropped.kind == .remote)
         #expect(dropped.hint?.contains("sshd") == true && dropped.hint?.contains("WebDAV") == false)
 
-        let unknownHost = try classify(RemoteStoreError(.hostKeyUnknown, fileID: "SFTPRemote/HostKeyVerifier.swift"))
+        let unknownHost = try classify(RemoteStoreError(.hostKeyUnknown, backend: Self.sftp))
         #expect(unknownHost.kind == .authentication)
         #expect(unknownHost.hint?.contains("--trust-on-first-use") == true)
     }
 
     @Test func webDAVHintsNameOnlyWebDAVSettings() throws {
-        let refused = try classify(RemoteStoreError(.authenticationFailed, message: "PROPFIND answered HTTP 401", fileID: Self.webDAVFile))
+        let refused = try classify(RemoteStoreError(.authenticationFailed, message: "PROPFIND answered HTTP 401", backend: Self.webDAV))
         #expect(refused.kind == .authentication)
         let hint = try #require(refused.hint)
         #expect(hint.contains("ROLLSYNC_WEBDAV_PASSWORD") && hint.contains("--webdav-password-env") && hint.contains(".netrc"))
         #expect(!hint.contains("SFTP") && !hint.contains("identity-file"))
 
-        let forbidden = try classify(RemoteStoreError(.permissionDenied, message: "PUT answered HTTP 403", fileID: Self.webDAVFile))
+        let forbidden = try classify(RemoteStoreError(.permissionDenied, message: "PUT answered HTTP 403", backend: Self.webDAV))
         #expect(forbidden.kind == .authentication)
         #expect(forbidden.hint?.contains("--user") == true)
 
-        let dropped = try classify(RemoteStoreError(.unavailable, fileID: "WebDAVRemote/RemoteStoreError+Curl.swift"))
+        let dropped = try classify(RemoteStoreError(.unavailable, backend: Self.webDAV))
         #expect(dropped.hint?.contains("WebDAV server") == true && dropped.hint?.contains("sshd") == false)
 
-        let untrusted = try classify(RemoteStoreError(.hostKeyUnknown, fileID: "WebDAVRemote/RemoteStoreError+Curl.swift"))
+        let untrusted = try classify(RemoteStoreError(.hostKeyUnknown, backend: Self.webDAV))
         #expect(untrusted.kind == .authentication)
         #expect(untrusted.hint?.contains("certificate") == true && untrusted.hint?.contains("--trust-on-first-use") == false)
     }
 
+    @Test func s3HintsNameOnlyS3Settings() throws {
+        let refused = try classify(SyncError(.remote, "remote storage failed", underlying: RemoteStoreError(.authenticationFailed, backend: "s3")))
+        #expect(refused.kind == .authentication)
+        let hint = try #require(refused.hint)
+        #expect(hint.contains("AWS_ACCESS_KEY_ID") && !hint.contains("WEBDAV") && !hint.contains("identity-file"))
+    }
+
+    /// A URL carrying a secret is refused before anything is opened, with the hint of the URL's
+    /// own backend (it used to name the WebDAV password for every scheme).
+    @Test(arguments: [
+        ("s3://AKIAEXAMPLE:secret@bucket/notes", "AWS_ACCESS_KEY_ID", "WEBDAV"),
+        ("sftp://anna:secret@host/sync", "ROLLSYNC_SFTP_PASSWORD", "WEBDAV"),
+        ("webdavs://anna:secret@host/dav", "ROLLSYNC_WEBDAV_PASSWORD", "SFTP"),
+    ])
+    func aURLWithASecretGetsItsOwnBackendsHint(url: String, named: String, notNamed: String) throws {
+        let refusal = try #require(throws: CommandLineError.self) { try RemoteLocation.parse(url, settings: [:], relativeTo: "/") }
+        #expect(refusal.kind == .usage)
+        #expect(!refusal.message.contains("secret"))
+        let hint = try #require(refusal.hint)
+        #expect(hint.contains(named) && !hint.contains(notNamed), "\(hint)")
+    }
+
     @Test func otherFailuresAreNotRetriedAsConnectionFailures() throws {
-        let malformed = try classify(RemoteStoreError(.invalidResponse, fileID: Self.webDAVFile))
+        let malformed = try classify(RemoteStoreError(.invalidResponse, backend: Self.webDAV))
         #expect(malformed.kind == .remote && malformed.hint == nil)
         let busy = try classify(SyncError(.busy, "local changes kept arriving"))
         #expect(busy.kind == .remote && busy.hint != nil)

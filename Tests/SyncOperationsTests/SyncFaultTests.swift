@@ -112,4 +112,14 @@ struct SyncFaultTests {
         let markers = try await scenario.remote.names(in: Paths.recentSyncs).compactMap(RecentSyncName.init(fileName:))
         #expect(markers.map(\.clientID.rawValue).sorted() == Array(Set(["anna", "ben", name])).sorted(), comment)
     }
+
+    /// A sync's remote failure names the backend it came from, for the app's messages (and the
+    /// CLI's hints), without anyone reading where the error was made.
+    @Test func aFailedSyncNamesItsBackend() async throws {
+        let scenario = try await Scenario(.registered, format: 2)
+        await scenario.memory.failEveryCall()
+        let failure = try await #require(throws: SyncError.self) { try await scenario.target.sync() }
+        #expect(failure.code == .remote)
+        #expect((failure.underlying as? RemoteStoreError)?.backend == "memory", "\(failure)")
+    }
 }

@@ -74,7 +74,7 @@ extension ApplicationSyncManager {
         do {
             try await store.delete(layout.root)
         } catch let error as RemoteStoreError {
-            throw SyncError(.remote, "remote storage failed: \(error)", underlying: error)
+            throw SyncError.remote(error, of: store)
         }
         forgetRegistration()
     }

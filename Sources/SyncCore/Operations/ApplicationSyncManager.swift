@@ -191,7 +191,7 @@ public actor ApplicationSyncManager {
         } catch RemoteStoreError.Code.notFound {
             return
         } catch let error as RemoteStoreError {
-            throw SyncError(.remote, "remote storage failed: \(error.message)", underlying: error)
+            throw SyncError.remote(error, of: store)
         }
         let known: Set<String> = ["ClientDevices", "Encryption", "Information", "Documents", "ReadMe.txt"]
         let foreign = items.map(\.name).filter { !known.contains($0) }.sorted()

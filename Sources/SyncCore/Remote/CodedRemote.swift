@@ -28,8 +28,7 @@ struct CodedRemote: Sendable {
     /// - Throws: ``SyncError`` wrapping ``RemoteStoreError/Code/notFound`` if the directory is gone.
     func upload(_ localFile: URL, intoExistingDirectoryAt path: RemotePath) async throws {
         if store.capabilities.implicitDirectories, let directory = path.parent, try await exists(directory) == nil {
-            let missing = RemoteStoreError(.notFound, path: directory, message: "the directory is gone")
-            throw SyncError(.remote, "remote storage failed: \(missing.message)", underlying: missing)
+            throw SyncError.remote(RemoteStoreError(.notFound, path: directory, message: "the directory is gone"), of: store)
         }
         try await upload(localFile, to: path)
     }
@@ -150,7 +149,7 @@ struct CodedRemote: Sendable {
         } catch RemoteStoreError.Code.notFound {
             return nil
         } catch let error as RemoteStoreError {
-            throw Self.wrap(error)
+            throw SyncError.remote(error, of: store)
         }
     }
 
@@ -180,12 +179,8 @@ struct CodedRemote: Sendable {
         do {
             return try await call()
         } catch let error as RemoteStoreError {
-            throw Self.wrap(error)
+            throw SyncError.remote(error, of: store)
         }
-    }
-
-    private static func wrap(_ error: RemoteStoreError) -> SyncError {
-        SyncError(.remote, "remote storage failed: \(error)", underlying: error)
     }
 
     private func coding(_ path: RemotePath, _ body: () throws -> Void) throws {

@@ -48,6 +48,8 @@ package final class CountingRemoteStore: RemoteStore {
 
     package var capabilities: RemoteCapabilities { base.capabilities }
 
+    package var backendName: String? { base.backendName }
+
     package func exists(_ path: RemotePath) async throws -> RemoteItem? {
         try await request("exists", path) { try await base.exists(path) }
     }

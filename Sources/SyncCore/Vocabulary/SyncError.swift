@@ -91,6 +91,13 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
 }
 
 extension SyncError {
+    /// A remote store's failure as every operation reports it: code ``Code/remote`` wrapping
+    /// `error`, attributed to `store`'s backend (``RemoteStore/backendName``) unless it names one.
+    static func remote(_ error: RemoteStoreError, of store: any RemoteStore) -> SyncError {
+        let error = error.attributed(to: store.backendName)
+        return SyncError(.remote, "remote storage failed: \(error)", underlying: error)
+    }
+
     /// Runs a step on local files or the local database, reporting any failure that is not a
     /// ``SyncError`` already as ``Code/local`` with `context` ("the local database failed") in
     /// front of it.
