@@ -1,4 +1,5 @@
 import Foundation
+import SyncCore
 
 /// The lines `rollsync watch` prints on standard output, one per event: for people a line starting
 /// with the time (ISO 8601, UTC), with `--json` one JSON object with `"command": "watch"` and an
@@ -23,6 +24,17 @@ enum WatchLine {
             case .localChanges: "local changes"
             case .remoteAnnouncement: "another client's changes"
             case .remoteCheck: "remote check"
+            }
+        }
+
+        /// The line's name for AutomaticSync's trigger (a trigger added later reads as a remote check).
+        init(_ trigger: AutomaticSyncEvent.Trigger) {
+            switch trigger {
+            case .start: self = .start
+            case .localChanges: self = .localChanges
+            case .remoteAnnouncement: self = .remoteAnnouncement
+            case .poll: self = .remoteCheck
+            @unknown default: self = .remoteCheck
             }
         }
     }

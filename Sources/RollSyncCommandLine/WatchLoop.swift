@@ -3,22 +3,17 @@ import GRDB
 import RemoteProtocol
 import SyncCore
 
-/// What `rollsync watch` runs: the library's ``AutomaticSync`` on the database, plus a cheap check
-/// for writes made by other processes, until a stop is requested.
+/// What `rollsync watch` runs: the library's ``AutomaticSync`` on the database, reported line by
+/// line, until a stop is requested.
 ///
 /// - **Syncs** all go through the document manager, which runs one at a time (a request while one
 ///   runs starts a single follow-up), and this process holds the database's `rollsync` lock for as
 ///   long as it runs, so no other `rollsync` syncs the same file meanwhile.
-/// - **AutomaticSync** syncs at the start, checks the remote every `interval` (a sync when another
-///   client synced or local changes are pending), backs off on failures up to `maximumBackoff`,
-///   and syncs `delay` after commits of *this* process's connection that touch the change log.
-/// - **Writes by other processes** (the application, `sqlite3`), which AutomaticSync's observation
-///   of its own connection does not see, are noticed by reading `PRAGMA data_version` every
-///   `localCheckInterval` (it changes when another connection commits, unlike `max(seq)` of the
-///   change log, which can come back to an earlier value; a few microseconds, no lock kept):
-///   `delay` later, if changes are pending, a sync runs. After a failure, nothing is
-///   started from here until a sync or remote check succeeds again: AutomaticSync's backed-off
-///   checks push pending changes when the remote is back.
+/// - **AutomaticSync** does the scheduling: a sync at the start, `delay` after commits of any
+///   connection or process (the application, `sqlite3`; it reads `PRAGMA data_version` every
+///   `localCheckInterval`), and when a check of the remote (every `activeInterval` after activity,
+///   doubling up to `interval`) finds another client's sync; failures back off up to
+///   `maximumBackoff`, and local changes wait for the backed-off checks meanwhile.
 /// - **The remote** is opened (for a folder: found) at the start, retried with the same back-off
 ///   while it fails, so `watch` can start before a share is mounted or a server is up.
 /// - **Stopping** (``requestStop(signal:)``): no new sync starts, the running one finishes and is
@@ -40,14 +35,9 @@ actor WatchLoop {
         /// AutomaticSync's configuration.
         var configuration: AutomaticSyncConfiguration {
             AutomaticSyncConfiguration(
-                delayAfterLocalChanges: delay, pollInterval: interval, activePollInterval: activeInterval, maximumBackoff: maximumBackoff
+                delayAfterLocalChanges: delay, pollInterval: interval, activePollInterval: activeInterval, maximumBackoff: maximumBackoff,
+                databaseCheckInterval: localCheckInterval
             )
-        }
-
-        /// The wait after a failure when the previous wait was `previous` (zero at first): doubling
-        /// from `interval` up to `maximumBackoff`, as AutomaticSync does.
-        func backoff(after previous: Duration) -> Duration {
-            min(max(previous * 2, interval), maximumBackoff)
         }
     }
 
@@ -67,12 +57,7 @@ actor WatchLoop {
     private var session: SyncSession?
     private var automatic: AutomaticSync?
     private var eventsTask: Task<Void, Never>?
-    private var localWritesTask: Task<Void, Never>?
 
-    /// When AutomaticSync's next remote check is due (for the retry time of a failed sync started here).
-    private var nextRemoteCheck = ContinuousClock.now
-    /// AutomaticSync's remote checks so far (its first one is the start sync).
-    private var remoteChecks = 0
     /// True from a failure until the next success.
     private var failing = false
     private var consecutiveFailures = 0
@@ -117,8 +102,6 @@ actor WatchLoop {
                 await self.handle(event)
             }
         }
-        localWritesTask = Task { await self.watchLocalWrites(session) }
-        nextRemoteCheck = .now
         await automatic.start()
         for await _ in stopRequests { break }
         await shutDown()
@@ -166,7 +149,7 @@ actor WatchLoop {
                 return try await location.open(registry: .withRollSyncBackends(), environment: environment)
             } catch {
                 guard let failure = CommandLineError(classifying: error), failure.kind == .remote else { throw error }
-                delay = timing.backoff(after: delay)
+                delay = timing.configuration.backoff(after: delay)
                 report(failure, trigger: .start, retryIn: delay)
                 try await Task.sleep(for: delay)
             }
@@ -179,80 +162,24 @@ actor WatchLoop {
     private func handle(_ event: AutomaticSyncEvent) async {
         switch event {
         case .synced(let report, let trigger):
-            let line: WatchLine.Trigger = switch trigger {
-            case .start: .start
-            case .localChanges: .localChanges
-            case .remoteAnnouncement: .remoteAnnouncement
-            case .poll: .remoteCheck
-            }
-            if line != .localChanges {
-                remoteChecks += 1
-                nextRemoteCheck = .now + timing.interval
-            }
-            await reportSuccess(report, trigger: line)
+            await reportSuccess(report, trigger: WatchLine.Trigger(trigger))
         case .upToDate:
-            remoteChecks += 1
-            nextRemoteCheck = .now + timing.interval
             if failing {
                 emit(WatchLine.Recovered(at: Date()))
             }
             failing = false
             consecutiveFailures = 0
-        case .failed(let error, let retryIn):
-            nextRemoteCheck = .now + retryIn
-            report(error, trigger: remoteChecks == 0 ? .start : .remoteCheck, retryIn: retryIn)
-            remoteChecks += 1
-        }
-    }
-
-    /// Notices commits of other connections through `PRAGMA data_version` and syncs `delay` after
-    /// them if local changes are pending, unless failing (see the type's documentation). Ends when
-    /// cancelled; a sync in progress finishes first.
-    private func watchLocalWrites(_ session: SyncSession) async {
-        let database = session.database
-        @Sendable func dataVersion() async throws -> Int {
-            try await database.read { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
-        }
-        var version = try? await dataVersion()
-        var noticed = false
-        while !Task.isCancelled {
-            do {
-                try await Task.sleep(for: timing.localCheckInterval)
-                let current = try await dataVersion()
-                if current != version {
-                    version = current
-                    noticed = true
-                }
-                guard noticed, !failing else { continue }
-                noticed = false
-                try await Task.sleep(for: timing.delay)
-                guard try session.localStore.hasPendingChanges() else { continue }
-                await syncForLocalChanges(session)
-            } catch is CancellationError {
-                return
-            } catch {
-                // The database could not be read (busy longer than the busy timeout): the next
-                // check tries again, and AutomaticSync's checks report lasting trouble.
-                continue
-            }
-        }
-    }
-
-    private func syncForLocalChanges(_ session: SyncSession) async {
-        do {
-            let report = try await session.document.synchronize()
-            await reportSuccess(report, trigger: .localChanges)
-        } catch {
-            report(error, trigger: .localChanges, retryIn: max(nextRemoteCheck - .now, .zero))
+        case .failed(let error, let trigger, let retryIn):
+            report(error, trigger: WatchLine.Trigger(trigger), retryIn: retryIn)
+        @unknown default:
+            break
         }
     }
 
     // MARK: Stopping
 
     private func shutDown() async {
-        localWritesTask?.cancel()
         await automatic?.stop()
-        await localWritesTask?.value
         await eventsTask?.value
         emitStopped()
     }

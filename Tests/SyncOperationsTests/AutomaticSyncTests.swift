@@ -74,7 +74,7 @@ struct AutomaticSyncTests {
                 if case .failed = $0 { return true }
                 return false
             }
-            if case .failed(_, let retryIn) = failure {
+            if case .failed(_, _, let retryIn) = failure {
                 #expect(retryIn == expected)
             }
         }
@@ -198,6 +198,77 @@ struct AutomaticSyncTests {
         }
         #expect(clock.now == started, "the notifications, not the clock, woke the checks")
         #expect(try anna.count("tag") == 1)
+        await automatic.stop()
+    }
+
+    @Test("a commit of another connection (an app extension, sqlite3) is noticed by the database check and synced as a local change")
+    func otherConnectionsCommitsAreSynced() async throws {
+        let (_, anna, ben, clock, automatic) = try await Self.startedPair()
+        var events = automatic.events.makeAsyncIterator()
+        _ = try await next(&events) { report($0, .start) != nil }
+
+        // Another connection to Anna's file: its commit is invisible to the observation of
+        // Anna's own connection; the check of `data_version` a second later notices it.
+        let other = try DatabaseQueue(path: anna.database.path)
+        try await other.write { try $0.execute(sql: "INSERT INTO folder VALUES ('f9', 'From the extension')") }
+        try other.close()
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(1)))
+        clock.advance(by: .seconds(1))
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(2)))
+        clock.advance(by: .seconds(2))
+        let local = try await next(&events) { report($0, .localChanges) != nil }
+        #expect(report(local, .localChanges)?.pushedChanges == 1)
+        try await ben.sync()
+        #expect(try ben.count("folder") == 1)
+        await automatic.stop()
+    }
+
+    @Test("a failed sync of local changes is reported; local changes then wait for the backed-off checks, which push them")
+    func failedLocalSyncIsReportedAndBacksOff() async throws {
+        let (remote, anna, ben, clock, automatic) = try await Self.startedPair()
+        let faults = try remote.faults
+        var events = automatic.events.makeAsyncIterator()
+        _ = try await next(&events) { report($0, .start) != nil }
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(60)))
+        let checkDue = clock.now.advanced(by: .seconds(60))
+
+        await faults.failEveryCall()
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(2)))
+        clock.advance(by: .seconds(2))
+        let failure = try await next(&events) { if case .failed = $0 { true } else { false } }
+        guard case .failed(let error, let trigger, let retryIn) = failure else { return }
+        #expect(trigger == .localChanges)
+        #expect(error.code == .remote)
+        #expect(retryIn == .seconds(60), "the check loop's wait: the next check retries")
+
+        // While failing, more local changes start no sync of their own; the check fails and backs off.
+        try anna.execute("INSERT INTO folder VALUES ('f2', 'Outbox')")
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(2)))
+        clock.advance(by: .seconds(2))
+        await clock.waitForSleeper(until: checkDue)
+        clock.advance(by: clock.now.duration(to: checkDue))
+        var seen: [AutomaticSyncEvent] = []
+        let checkFailure = try await next(&events) { event in
+            seen.append(event)
+            if case .failed(_, .poll, _) = event { return true }
+            return false
+        }
+        if case .failed(_, _, let retryIn) = checkFailure {
+            #expect(retryIn == .seconds(120))
+        }
+        await faults.heal()
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(120)))
+        clock.advance(by: .seconds(120))
+        let retried = try await next(&events) { event in
+            seen.append(event)
+            return report(event, .poll) != nil
+        }
+        #expect(report(retried, .poll)?.pushedChanges == 2, "the check pushed both local changes")
+        let localAttempts = seen.filter { if case .failed(_, .localChanges, _) = $0 { true } else { false } }
+        #expect(localAttempts.isEmpty, "no local sync was tried while failing: \(seen)")
+        try await ben.sync()
+        #expect(try ben.count("folder") == 2)
         await automatic.stop()
     }
 }

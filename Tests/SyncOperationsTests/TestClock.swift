@@ -21,6 +21,8 @@ final class TestClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
+        /// Sleepers cancelled before they registered: they must not register afterwards.
+        var cancelledBeforeRegistering: Set<Int> = []
         var waiters: [(deadline: Instant, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -41,6 +43,10 @@ final class TestClock: Clock, Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let (due, woken) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if state.cancelledBeforeRegistering.remove(id) != nil {
+                        continuation.resume(throwing: CancellationError())
+                        return (false, [])
+                    }
                     if deadline <= state.now { return (true, []) }
                     state.sleepers[id] = Sleeper(deadline: deadline, continuation: continuation)
                     let woken = state.waiters.filter { $0.deadline == deadline }.map(\.continuation)
@@ -51,7 +57,15 @@ final class TestClock: Clock, Sendable {
                 woken.forEach { $0.resume() }
             }
         } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.continuation.resume(throwing: CancellationError())
+            // A cancellation can come before the sleeper registers (the handler then runs first):
+            // it is remembered, so the sleeper never registers to wait for a deadline nobody reaches.
+            state.withLock { state -> Sleeper? in
+                guard let sleeper = state.sleepers.removeValue(forKey: id) else {
+                    state.cancelledBeforeRegistering.insert(id)
+                    return nil
+                }
+                return sleeper
+            }?.continuation.resume(throwing: CancellationError())
         }
     }
 

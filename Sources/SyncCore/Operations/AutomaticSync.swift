@@ -12,10 +12,12 @@ import GRDB
 /// ```
 ///
 /// - **Local changes** are noticed through GRDB's `DatabaseRegionObservation` of RollingSync's
-///   change log in the database of the manager's ``DocumentSyncManager/localStore``: every commit that logs a change wakes
-///   the local loop, which waits ``AutomaticSyncConfiguration/delayAfterLocalChanges`` (changes
-///   made meanwhile join the same sync) and syncs if changes are pending. Writes through other
-///   connections or processes are picked up by the periodic check.
+///   change log in the database of the manager's ``DocumentSyncManager/localStore`` (every commit
+///   of that connection that logs a change), and, for commits of other connections and processes
+///   (an app extension, the `sqlite3` tool), by reading `PRAGMA data_version` every
+///   ``AutomaticSyncConfiguration/databaseCheckInterval``. Either wakes the local loop, which
+///   waits ``AutomaticSyncConfiguration/delayAfterLocalChanges`` (changes made meanwhile join the
+///   same sync) and syncs if changes are pending.
 /// - **Periodic check**, on the polling curve of ``AutomaticSyncConfiguration`` (every
 ///   ``AutomaticSyncConfiguration/activePollInterval`` after activity, doubling up to
 ///   ``AutomaticSyncConfiguration/pollInterval`` while quiet): one listing of `RecentSyncs/` (a
@@ -23,8 +25,12 @@ import GRDB
 ///   and a local look at the change log; a sync runs only if another client published a set not
 ///   applied here (format 1: synced since the last check) or local changes are pending. A sync of
 ///   local changes ends the wait (a check follows at once, then the active interval), since the
-///   other clients may answer. After a failure, the wait doubles up to
-///   ``AutomaticSyncConfiguration/maximumBackoff``; a success resets it.
+///   other clients may answer.
+/// - **Failures** of a check or of any sync are reported as ``AutomaticSyncEvent/failed(_:trigger:retryIn:)``.
+///   While they last, the wait between checks doubles up to
+///   ``AutomaticSyncConfiguration/maximumBackoff``, and local changes start no sync of their own:
+///   the backed-off checks retry, pushing them once the remote is back. A successful check
+///   resets both.
 /// - **Notifications**: where the backend learns of changes without asking (a local folder,
 ///   through inotify), a change of `RecentSyncs/` ends the wait too, so another client's sync is
 ///   seen within moments; polling goes on beside it, as notifications are only a hint.
@@ -53,6 +59,11 @@ public actor AutomaticSync {
     /// A wake-up that came while the check loop was not sleeping: its next wait ends at once.
     private var pendingWake = false
     private var watchingRemote = false
+    /// True from a failed check or sync until a check succeeds: local changes start no sync
+    /// meanwhile (the checks retry them).
+    private var failing = false
+    /// The check loop's current wait: at most this long until the next check.
+    private var checkDelay = Duration.zero
 
     /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``.
     public init(
@@ -66,7 +77,7 @@ public actor AutomaticSync {
         (events, eventSink) = AsyncStream.makeStream(of: AutomaticSyncEvent.self)
     }
 
-    /// Starts: one sync now, then the two loops. Calling it while running, or after ``stop()``
+    /// Starts: one sync now, then the loops. Calling it while running, or after ``stop()``
     /// (an instance runs once; create another to start again), does nothing.
     public func start() {
         guard tasks.isEmpty, !stopped else { return }
@@ -80,6 +91,9 @@ public actor AutomaticSync {
             Task { await self.syncOnLocalChanges(signals) },
             Task { await self.poll() },
         ]
+        if let interval = configuration.databaseCheckInterval {
+            tasks.append(Task { await self.noticeOtherConnections(every: interval, signal: signal) })
+        }
     }
 
     /// Stops both loops and the observation, waits for them (and a sync in progress) to end, and
@@ -99,17 +113,43 @@ public actor AutomaticSync {
         eventSink.finish()
     }
 
+    /// Syncs `delayAfterLocalChanges` after each signal of local changes if changes are pending,
+    /// unless failing (see the type's documentation).
     private func syncOnLocalChanges(_ signals: AsyncStream<Void>) async {
         for await _ in signals {
             do {
                 try await clock.sleep(for: configuration.delayAfterLocalChanges)
-                if try manager.localStore.hasPendingChanges() {
-                    try await sync(.localChanges)
+                guard !failing, try manager.localStore.hasPendingChanges() else { continue }
+                try await sync(.localChanges)
+            } catch is CancellationError {
+                return
+            } catch {
+                report(error, trigger: .localChanges, retryIn: checkDelay)
+            }
+        }
+    }
+
+    /// Signals local changes when another connection or process committed to the database:
+    /// `PRAGMA data_version`, read on the writer's connection, changes exactly then. A read that
+    /// fails (the database busy) is tried again at the next tick.
+    private func noticeOtherConnections(every interval: Duration, signal: AsyncStream<Void>.Continuation) async {
+        let writer = manager.localStore.writer
+        @Sendable func dataVersion() async throws -> Int {
+            try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
+        }
+        var version = try? await dataVersion()
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(for: interval)
+                let current = try await dataVersion()
+                if current != version {
+                    version = current
+                    signal.yield()
                 }
             } catch is CancellationError {
                 return
             } catch {
-                // Reported by `sync`; the periodic check retries with backoff.
+                continue
             }
         }
     }
@@ -121,13 +161,14 @@ public actor AutomaticSync {
     /// client that crashed mid-push would otherwise cost a sync per poll until it comes back).
     private func poll() async {
         var delay = Duration.zero
-        var failing = false
         var start = true
         var activitySeen = activity
         var pollsSinceRetry = 0
         var retryEvery = 1
         while !Task.isCancelled {
+            var attempt: AutomaticSyncEvent.Trigger = start ? .start : .poll
             do {
+                checkDelay = delay
                 try await wait(delay, wakeable: !failing)
                 let publications = try await manager.otherClientsPublications()
                 let pending = try manager.localStore.hasPendingChanges()
@@ -135,7 +176,8 @@ public actor AutomaticSync {
                 pollsSinceRetry += 1
                 let retryDue = publications.announcesSets && !publications.names.isEmpty && pollsSinceRetry >= retryEvery
                 if start || news || pending || retryDue {
-                    try await sync(start ? .start : news ? .remoteAnnouncement : .poll)
+                    attempt = start ? .start : news ? .remoteAnnouncement : .poll
+                    try await sync(attempt)
                     retryEvery = news ? 1 : min(retryEvery * 2, Self.maximumPollsBetweenRetries)
                     pollsSinceRetry = 0
                 } else {
@@ -150,12 +192,19 @@ public actor AutomaticSync {
             } catch is CancellationError {
                 return
             } catch {
-                delay = min(max(delay * 2, configuration.pollInterval), configuration.maximumBackoff)
-                failing = true
-                let failure = (error as? SyncError) ?? SyncError(.local, "\(error)", underlying: error)
-                eventSink.yield(.failed(failure, retryIn: delay))
+                delay = configuration.backoff(after: delay)
+                checkDelay = delay
+                report(error, trigger: attempt, retryIn: delay)
             }
         }
+    }
+
+    /// Reports a failed check or sync and holds back syncs of local changes until a check
+    /// succeeds.
+    private func report(_ error: any Error, trigger: AutomaticSyncEvent.Trigger, retryIn: Duration) {
+        failing = true
+        let failure = (error as? SyncError) ?? SyncError(.local, "\(error)", underlying: error)
+        eventSink.yield(.failed(failure, trigger: trigger, retryIn: retryIn))
     }
 
     /// The longest wait, in polls, between syncs for an announced set that does not arrive.

@@ -20,20 +20,36 @@ public struct AutomaticSyncConfiguration: Sendable, Equatable {
     /// The longest wait between checks after consecutive failures (the wait doubles from
     /// ``pollInterval`` up to this).
     public var maximumBackoff: Duration
+    /// How often the database is checked for commits of other connections and processes (the
+    /// application's other connections, an app extension, the `sqlite3` tool), which the
+    /// observation of the manager's own connection does not see: one `PRAGMA data_version`, a
+    /// few microseconds. Such a commit counts as a local change (a sync
+    /// ``delayAfterLocalChanges`` later if changes are pending). `nil` turns the check off; the
+    /// remote checks still find such changes, up to ``pollInterval`` later.
+    public var databaseCheckInterval: Duration?
 
-    /// A configuration; by default a sync 2 s after local changes, checks every 3 s after
-    /// activity backing off to one a minute while quiet, and at most 10 minutes between checks
-    /// while the remote fails.
+    /// A configuration; by default a sync 2 s after local changes (of any connection or process,
+    /// the database being checked every second), checks of the remote every 3 s after activity
+    /// backing off to one a minute while quiet, and at most 10 minutes between checks while the
+    /// remote fails.
     public init(
         delayAfterLocalChanges: Duration = .seconds(2),
         pollInterval: Duration = .seconds(60),
         activePollInterval: Duration = .seconds(3),
-        maximumBackoff: Duration = .seconds(600)
+        maximumBackoff: Duration = .seconds(600),
+        databaseCheckInterval: Duration? = .seconds(1)
     ) {
         self.delayAfterLocalChanges = delayAfterLocalChanges
         self.pollInterval = pollInterval
         self.activePollInterval = min(activePollInterval, pollInterval)
         self.maximumBackoff = maximumBackoff
+        self.databaseCheckInterval = databaseCheckInterval
+    }
+
+    /// The wait after a failure when the previous wait was `previous`: twice it, at least
+    /// ``pollInterval``, at most ``maximumBackoff``.
+    package func backoff(after previous: Duration) -> Duration {
+        min(max(previous * 2, pollInterval), maximumBackoff)
     }
 
     /// The wait before the next check: ``activePollInterval`` after activity, otherwise twice
