@@ -49,6 +49,12 @@ public struct FileRemoteStore: RemoteStore {
         try self.init(root: root, threads: .shared)
     }
 
+    /// Opens the folder at `path` (relative to the current directory unless absolute), as
+    /// ``init(root:)`` does: the folder must exist.
+    public init(path: String) throws {
+        try self.init(root: URL(fileURLWithPath: path, isDirectory: true))
+    }
+
     /// Opens the folder at `root` with its own I/O threads (tests use this to control which
     /// calls share a thread).
     init(root: URL, threads: FileIOThreads) throws {

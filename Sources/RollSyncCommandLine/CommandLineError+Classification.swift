@@ -57,7 +57,7 @@ extension CommandLineError {
                 .authentication, error.message,
                 hint: "set \(EncryptionPasswordSource.defaultVariable), or run on a terminal to be asked for the password"
             )
-        case .invalidIdentifier, .declined, .notFound:
+        case .invalidIdentifier, .declined, .notFound, .alreadyOpen, .closed:
             return CommandLineError(.usage, error.message)
         case .busy:
             return CommandLineError(.remote, error.message, hint: "this passes: run again when the application writes less")

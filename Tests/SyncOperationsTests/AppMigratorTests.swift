@@ -31,7 +31,7 @@ struct AppMigratorTests {
         try Self.appMigrator().migrate(database, upTo: "v1")
         let notebook = try await DocumentSyncManager.open(
             database: database, remote: shared.url, registry: registry,
-            application: "com.example.notes", document: "notebook", client: "laptop", tables: ["note"]
+            configuration: SyncConfiguration(applicationID: "com.example.notes", tables: ["note"])
         )
         try await database.write { db in try db.execute(sql: "INSERT INTO note VALUES ('n1', 'kept')") }
         _ = try await notebook.synchronize()

@@ -7,35 +7,29 @@ import TestSupport
 import Testing
 
 // BEGIN GettingStarted
-/// Opens the notes database of this device and binds it to the shared notebook.
-func openNotebook(database path: String, syncFolder: URL, device: String) async throws -> DocumentSyncManager {
-    // 1. The application's own database and tables. Synced tables need a primary key whose
-    //    values the app assigns, globally unique (a UUID), or a composite key (a join table's),
-    //    so devices never pick the same key.
+/// Opens this device's notes database, synced with the other devices through a shared folder.
+func openNotebook(database path: String, sharedFolder: String) async throws -> DocumentSyncManager {
+    // 1. Your database, as your app has it (integer, text or composite keys, your own indexes,
+    //    triggers and full-text search).
     let database = try DatabaseQueue(path: path)
     try await database.write { db in
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS note (id TEXT PRIMARY KEY NOT NULL, title TEXT, body TEXT)")
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, title TEXT, body TEXT)")
     }
 
-    // 2. The backends this app links, registered once: here shared folders (file URLs).
-    RemoteStoreRegistry.shared.register(FileRemoteStore.self)
+    // 2. Where the devices meet: here a shared or mounted folder.
+    let store = try FileRemoteStore(path: sharedFolder)
 
-    // 3. The document. From here on every change to `note` is captured, even offline; the first
-    //    sync registers this device and the document (creating it if needed) and pushes
-    //    everything captured.
-    return try await DocumentSyncManager.open(
-        database: database,
-        remote: syncFolder,
-        application: "com.example.notes",
-        document: "notebook",
-        client: device,
-        tables: ["note"],
-        clientDescription: "\(device)'s notes",
-        documentDescription: "Shared notebook"
-    )
+    // 3. What to sync. Everything else has a default: this device is named by an id kept in the
+    //    database, and the application has one document.
+    let configuration = SyncConfiguration(applicationID: "com.example.notes", tables: ["note"])
+
+    // 4. The manager, one per database. From here on every change to `note` is captured, even
+    //    offline; the first sync registers this device and the document (creating it if
+    //    needed) and pushes everything captured.
+    return try await DocumentSyncManager.open(database: database, store: store, configuration: configuration)
 }
 
-/// Syncs and tells what happened.
+/// 5. Syncs, and tells what happened.
 func syncNotebook(_ notebook: DocumentSyncManager) async throws -> String {
     let report = try await notebook.synchronize()
     return "applied \(report.appliedChanges) changes, pushed \(report.pushedChanges), "
@@ -61,6 +55,18 @@ func inspectHistory(of notebook: DocumentSyncManager, since: Date, moment: Date,
 }
 // END History
 
+// BEGIN OwnStore
+/// Opens a user's notebook on storage of your own: any value conforming to `RemoteStore`
+/// (ExtendingGuide.md says how to write one), with the settings a multi-user app changes.
+func openNotebook(database: DatabaseQueue, store: some RemoteStore, user: String) async throws -> DocumentSyncManager {
+    var configuration = SyncConfiguration(applicationID: "com.example.notes", tables: ["note"])
+    configuration.documentID = "notebook-\(user)"                 // a document per user
+    configuration.clientDescription = "\(user)'s laptop"          // shown in listings of clients
+    configuration.automaticSync = AutomaticSyncConfiguration()     // sync by itself
+    return try await DocumentSyncManager.open(database: database, store: store, configuration: configuration)
+}
+// END OwnStore
+
 // BEGIN SeveralDocuments
 /// Binds two databases of this device to two documents of one application, sharing one
 /// application manager (one registration of the device, one connection to the server).
@@ -83,31 +89,81 @@ func openLibrary(notes: DatabaseQueue, tags: DatabaseQueue, store: any RemoteSto
 
 @Suite("Getting started")
 struct GettingStartedTests {
-    @Test("the guide's example syncs two databases through a folder")
+    /// A configuration for the notes table of `com.example.notes`, as device `client` if given.
+    private static func configuration(client: String? = nil, document: String? = nil, tables: [String] = ["note"]) -> SyncConfiguration {
+        var configuration = SyncConfiguration(applicationID: "com.example.notes", tables: tables)
+        configuration.clientID = client
+        configuration.documentID = document
+        return configuration
+    }
+
+    @Test("the guide's example syncs two databases through a folder, integer keys and all")
     func exampleSyncsThroughAFolder() async throws {
         let devices = try TemporaryDirectory()
         let shared = try TemporaryDirectory()
-        let laptop = try await openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, syncFolder: shared.url, device: "laptop")
-        let phone = try await openNotebook(database: devices.url.appendingPathComponent("phone.sqlite").path, syncFolder: shared.url, device: "phone")
+        let laptop = try await openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, sharedFolder: shared.url.path)
+        let phone = try await openNotebook(database: devices.url.appendingPathComponent("phone.sqlite").path, sharedFolder: shared.url.path)
         try await laptop.localStore.writer.write { db in
-            try db.execute(sql: "INSERT INTO note VALUES ('6F1C0E52-0D37-4E0B-9D1E-3B7A1C8F2A10', 'Hello', 'from the laptop')")
+            try db.execute(sql: "INSERT INTO note (title, body) VALUES ('Hello', 'from the laptop')")
         }
         #expect(try await syncNotebook(laptop).hasPrefix("applied 0 changes, pushed 1"))
         #expect(try await syncNotebook(phone).hasPrefix("applied 1 changes, pushed 0"))
-        let body = try await phone.localStore.writer.read { db in try String.fetchOne(db, sql: "SELECT body FROM note") }
-        #expect(body == "from the laptop")
+        #expect(try await phone.localStore.writer.read { try String.fetchOne($0, sql: "SELECT body FROM note") } == "from the laptop")
+        #expect(try await phone.localStore.writer.read { try Int64.fetchOne($0, sql: "SELECT id FROM note") } == 1, "the row keeps its integer id")
+        #expect(laptop.documentID.rawValue == SyncConfiguration.defaultDocumentID)
+        let clients = try await phone.application.clients(of: phone.documentID).map(\.clientID)
+        #expect(Set(clients) == [laptop.application.device.clientID, phone.application.device.clientID])
+    }
+
+    /// The guide's first example needs at most three imports (GRDB, SyncCore, one backend) and
+    /// five concepts to a first sync: the database, a store, a configuration, the manager, and
+    /// `synchronize()`.
+    @Test func theFirstExampleNeedsThreeImportsAndFiveConcepts() throws {
+        let guide = try String(contentsOf: Self.guideURL, encoding: .utf8)
+        let section = try #require(guide.components(separatedBy: "\n## Bind a database and sync\n").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "```").first)
+        let imports = block.split(separator: "\n").filter { $0.hasPrefix("import ") }.map { $0.dropFirst("import ".count) }
+        #expect(imports.count <= 3 && Set(imports).isSubset(of: ["GRDB", "SyncCore", "FileRemote"]), "\(imports)")
+        let code = block.split(separator: "\n").filter { !$0.hasPrefix("import ") }
+            .map { $0.components(separatedBy: "//").first ?? "" }.joined(separator: "\n")
+        let types = Set(code.matches(of: /\b[A-Z][a-z][A-Za-z]*\b/).map { String($0.output) })
+            .subtracting(["String"])
+        #expect(types == ["DatabaseQueue", "FileRemoteStore", "SyncConfiguration", "DocumentSyncManager"], "\(types.sorted())")
+        #expect(code.contains(".synchronize()"))
+    }
+
+    @Test("the guide's second example opens a document on a store value of the app's own, syncing by itself")
+    func ownStoreExample() async throws {
+        let shared = try TemporaryDirectory()
+        let folder = try FileRemoteStore(root: shared.url)
+        let database = try DatabaseQueue()
+        try await database.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)") }
+        let notebook = try await openNotebook(database: database, store: ReportingRemoteStore(base: folder, requestsPerCall: 1), user: "anna")
+        let automatic = try #require(await notebook.automaticSync)
+        var events = automatic.events.makeAsyncIterator()
+        try await database.write { try $0.execute(sql: "INSERT INTO note (title) VALUES ('by itself')") }
+        var pushed = false
+        while !pushed, let event = await events.next() {
+            if case .synced(let report, _) = event, report.pushedChanges == 1 { pushed = true }
+        }
+        #expect(pushed, "the automatic sync pushed the insert")
+        #expect(notebook.documentID.rawValue == "notebook-anna")
+        #expect(try await notebook.application.clients().map(\.device.description) == ["anna's laptop"])
+        await notebook.close()
+        while await events.next() != nil {}   // the events end: close() stopped the automatic sync
+        #expect(await notebook.automaticSync == nil)
     }
 
     @Test("the guide's history example verifies, logs and restores")
     func historyExample() async throws {
         let devices = try TemporaryDirectory()
         let shared = try TemporaryDirectory()
-        let laptop = try await openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, syncFolder: shared.url, device: "laptop")
-        try await laptop.localStore.writer.write { db in try db.execute(sql: "INSERT INTO note VALUES ('n1', 'Hello', 'first')") }
+        let laptop = try await openNotebook(database: devices.url.appendingPathComponent("laptop.sqlite").path, sharedFolder: shared.url.path)
+        try await laptop.localStore.writer.write { db in try db.execute(sql: "INSERT INTO note VALUES (1, 'Hello', 'first')") }
         _ = try await laptop.synchronize()
         let moment = Date()
         await ScriptedHistory.waitForNextMillisecond(after: moment)
-        try await laptop.localStore.writer.write { db in try db.execute(sql: "UPDATE note SET body = 'second' WHERE id = 'n1'") }
+        try await laptop.localStore.writer.write { db in try db.execute(sql: "UPDATE note SET body = 'second' WHERE id = 1") }
         _ = try await laptop.synchronize()
         let file = devices.url.appendingPathComponent("then.sqlite")
         let check = try await inspectHistory(of: laptop, since: .distantPast, moment: moment, into: file)
@@ -152,10 +208,11 @@ struct GettingStartedTests {
                 """)
         }
         func open(document: String = "notebook", client: String = "laptop", tables: [String] = ["note"], remote: URL? = nil) async throws {
-            _ = try await DocumentSyncManager.open(
+            let manager = try await DocumentSyncManager.open(
                 database: database, remote: remote ?? shared.url, registry: registry,
-                application: "com.example.notes", document: document, client: client, tables: tables
+                configuration: Self.configuration(client: client, document: document, tables: tables)
             )
+            await manager.close()
         }
         func names(_ type: String) async throws -> [String] {
             try await database.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = ? ORDER BY name", arguments: [type]) }
@@ -196,8 +253,7 @@ struct GettingStartedTests {
         for (tables, remote) in [(["note", "counter"], shared.url), (["note"], URL(string: "gopher://example.com/notes")!)] {
             await #expect(throws: (any Error).self) {
                 _ = try await DocumentSyncManager.open(
-                    database: database, remote: remote, registry: registry,
-                    application: "com.example.notes", document: "notebook", client: "laptop", tables: tables
+                    database: database, remote: remote, registry: registry, configuration: Self.configuration(client: "laptop", tables: tables)
                 )
             }
             #expect(try Data(contentsOf: file) == before, "\(tables) \(remote)")
@@ -208,22 +264,19 @@ struct GettingStartedTests {
     @Test("open takes a device name as the client: a valid identifier derived from it, the name kept as the description")
     func openTakesADeviceName() async throws {
         let shared = try TemporaryDirectory()
-        let registry = RemoteStoreRegistry()
-        registry.register(FileRemoteStore.self)
         func open(_ database: DatabaseQueue, client: String) async throws -> DocumentSyncManager {
-            try await DocumentSyncManager.open(
-                database: database, remote: shared.url, registry: registry,
-                application: "com.example.notes", document: "notebook", client: client, tables: ["note"]
-            )
+            try await DocumentSyncManager.open(database: database, store: try FileRemoteStore(root: shared.url), configuration: Self.configuration(client: client))
         }
         var managers: [DocumentSyncManager] = []
         let names = ["Anna's iPhone (2)", "Anna-s-iPhone-2", "alice@laptop", "Ünïcødé 💻"]
         for name in names {
             let database = try DatabaseQueue()
             try await database.write { db in try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT)") }
+            let first = try await open(database, client: name)
+            _ = try await first.synchronize()
+            await first.close()
             let manager = try await open(database, client: name)
-            _ = try await manager.synchronize()
-            #expect(try await open(database, client: name).synchronize().pushedChanges == 0, "the same name is the same client when opened again")
+            #expect(try await manager.synchronize().pushedChanges == 0, "the same name is the same client when opened again")
             managers.append(manager)
         }
         let clients = try await managers[0].application.clients()
@@ -235,31 +288,124 @@ struct GettingStartedTests {
         #expect(SyncIdentifier(deriving: String(repeating: "é", count: 300)).rawValue.utf8.count <= SyncIdentifier.maximumLength)
     }
 
+    @Test("without a client or document, a database is its own client at every launch, in the application's one document")
+    func defaultIdentifiersAreStableAcrossLaunches() async throws {
+        let folder = try TemporaryDirectory()
+        let shared = try TemporaryDirectory()
+        let path = folder.url.appendingPathComponent("app.sqlite").path
+        func launch() async throws -> (DocumentSyncManager, DatabaseQueue) {
+            let database = try DatabaseQueue(path: path)
+            try await database.write { try $0.execute(sql: "CREATE TABLE IF NOT EXISTS note (id INTEGER PRIMARY KEY, title TEXT)") }
+            return (try await DocumentSyncManager.open(database: database, store: try FileRemoteStore(root: shared.url), configuration: Self.configuration()), database)
+        }
+        let (first, firstDatabase) = try await launch()
+        try await firstDatabase.write { try $0.execute(sql: "INSERT INTO note (title) VALUES ('one')") }
+        _ = try await first.synchronize()
+        let clientID = first.application.device.clientID
+        #expect(clientID.rawValue == first.localStore.databaseID, "the database's own id")
+        #expect(first.documentID.rawValue == "default")
+        await first.close()
+        try firstDatabase.close()
+
+        let (second, secondDatabase) = try await launch()
+        #expect(second.application.device.clientID == clientID, "the same client at the next launch")
+        #expect(second.documentID == first.documentID)
+        #expect(try await second.synchronize().pushedChanges == 0, "nothing published twice")
+        #expect(try await second.application.clients().map(\.device.clientID) == [clientID], "no second client registered")
+        await second.close()
+        try secondDatabase.close()
+
+        // An explicit document or client that differs from the binding is refused, as always.
+        let database = try DatabaseQueue(path: path)
+        await #expect { _ = try await DocumentSyncManager.open(database: database, store: try FileRemoteStore(root: shared.url), configuration: Self.configuration(client: "other")) } throws: {
+            ($0 as? SyncError)?.code == .notRegistered
+        }
+    }
+
+    @Test("one manager per database: a second one for the same file is refused until the first is closed or released")
+    func oneManagerPerDatabase() async throws {
+        let folder = try TemporaryDirectory()
+        let shared = try TemporaryDirectory()
+        let path = folder.url.appendingPathComponent("app.sqlite").path
+        let database = try DatabaseQueue(path: path)
+        try await database.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)") }
+        func open(_ writer: any DatabaseWriter) async throws -> DocumentSyncManager {
+            try await DocumentSyncManager.open(database: writer, store: try FileRemoteStore(root: shared.url), configuration: Self.configuration())
+        }
+        let first = try await open(database)
+        // Another connection to the same file (through a symbolic link, even) is the same database.
+        let link = folder.url.appendingPathComponent("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: path)
+        let other = try DatabaseQueue(path: link.path)
+        await #expect { _ = try await open(other) } throws: { ($0 as? SyncError)?.code == .alreadyOpen }
+        await #expect { _ = try await open(database) } throws: { ($0 as? SyncError)?.code == .alreadyOpen }
+        #expect { _ = try DocumentSyncManager(application: first.application, documentID: first.documentID, localStore: first.localStore) } throws: {
+            ($0 as? SyncError)?.code == .alreadyOpen
+        }
+        _ = try await first.synchronize()
+
+        await first.close()
+        await #expect { _ = try await first.synchronize() } throws: { ($0 as? SyncError)?.code == .closed }
+        let second = try await open(other)
+        _ = try await second.synchronize()
+
+        // A manager released without close() releases the database too.
+        await second.close()
+        _ = try await open(database)
+        _ = try await open(database)
+        // Another database is not affected by any of this.
+        let elsewhere = try DatabaseQueue()
+        try await elsewhere.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)") }
+        _ = try await open(elsewhere)
+    }
+
+    @Test("open gives a connection that fails at once on a lock a busy timeout, and leaves a configured one as it is")
+    func openGivesABusyTimeout() async throws {
+        let folder = try TemporaryDirectory()
+        let shared = try TemporaryDirectory()
+        func busyTimeout(_ busyMode: Database.BusyMode?, configured: Duration?) async throws -> Int {
+            var grdb = Configuration()
+            if let busyMode { grdb.busyMode = busyMode }
+            let database = try DatabaseQueue(path: folder.url.appendingPathComponent("\(UUID()).sqlite").path, configuration: grdb)
+            try await database.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)") }
+            var configuration = Self.configuration()
+            configuration.busyTimeout = configured
+            let manager = try await DocumentSyncManager.open(database: database, store: try FileRemoteStore(root: shared.url), configuration: configuration)
+            await manager.close()
+            return try await database.read { try Int.fetchOne($0, sql: "PRAGMA busy_timeout") ?? -1 }
+        }
+        #expect(try await busyTimeout(nil, configured: .seconds(30)) == 30_000, "GRDB's default, .immediateError")
+        #expect(try await busyTimeout(nil, configured: .milliseconds(2_500)) == 2_500)
+        #expect(try await busyTimeout(.timeout(5), configured: .seconds(30)) == 5_000, "the app's own timeout is kept")
+        #expect(try await busyTimeout(nil, configured: nil) == 0, "nil leaves the connection as it is")
+    }
+
     @Test("open publishes the rows of a table it registers for the first time, and only then")
     func openPublishesExistingRowsOnce() async throws {
         let shared = try TemporaryDirectory()
-        let registry = RemoteStoreRegistry()
-        registry.register(FileRemoteStore.self)
         let database = try DatabaseQueue()
         try await database.write { db in
             try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT); INSERT INTO note VALUES ('n1', 'before RollingSync'), ('n2', 'also')")
         }
-        func open() async throws -> DocumentSyncManager {
-            try await DocumentSyncManager.open(
-                database: database, remote: shared.url, registry: registry,
-                application: "com.example.notes", document: "notebook", client: "laptop", tables: ["note"]
+        func openAndSync() async throws -> Int {
+            let manager = try await DocumentSyncManager.open(
+                database: database, store: try FileRemoteStore(root: shared.url), configuration: Self.configuration(client: "laptop")
             )
+            let pushed = try await manager.synchronize().pushedChanges
+            await manager.close()
+            return pushed
         }
-        #expect(try await open().synchronize().pushedChanges == 2)
-        #expect(try await open().synchronize().pushedChanges == 0, "an app opening again publishes nothing twice")
+        #expect(try await openAndSync() == 2)
+        #expect(try await openAndSync() == 0, "an app opening again publishes nothing twice")
     }
 
-    @Test("Docs/GettingStarted.md shows exactly the code compiled here", arguments: ["GettingStarted", "SeveralDocuments", "History"])
+    private static let guideURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Docs/GettingStarted.md")
+
+    @Test("Docs/GettingStarted.md shows exactly the code compiled here", arguments: ["GettingStarted", "OwnStore", "SeveralDocuments", "History"])
     func guideMatchesThisFile(example name: String) throws {
         let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let guideURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Docs/GettingStarted.md")
-        let guide = try String(contentsOf: guideURL, encoding: .utf8)
+        let guide = try String(contentsOf: Self.guideURL, encoding: .utf8)
         let begin = try #require(source.range(of: "// BEGIN \(name)\n"))
         let end = try #require(source.range(of: "// END \(name)"))
         let example = String(source[begin.upperBound..<end.lowerBound])

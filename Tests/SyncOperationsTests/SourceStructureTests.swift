@@ -48,15 +48,11 @@ struct SourceStructureTests {
         #expect(report.pushedChanges == 2 && report.wholeStoreUploaded != nil)
         #expect(try !localStore.hasPendingChanges())
 
-        let newcomer = try TestClient("newcomer", remote: try FileRemoteStore(root: remote.url), schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT, body BLOB)", tables: ["notes"])
-        let joined = try DocumentSyncManager(
-            application: ApplicationSyncManager(
-                store: try FileRemoteStore(root: remote.url), applicationID: try SyncIdentifier("com.example.release"),
-                device: DeviceInfo(clientID: newcomer.name, description: "newcomer", registeredAt: Date())
-            ),
-            documentID: try SyncIdentifier("notebook"), localStore: newcomer.localStore
+        let newcomer = try TestClient(
+            "newcomer", remote: try FileRemoteStore(root: remote.url), schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT, body BLOB)",
+            tables: ["notes"], applicationID: try SyncIdentifier("com.example.release")
         )
-        _ = try await joined.downloadWholeStore()
+        _ = try await newcomer.manager.downloadWholeStore()
         #expect(try newcomer.count("notes") == 3)
         #expect(try newcomer.value("SELECT title FROM notes WHERE id = 'n1'") == "pending edit".databaseValue)
         #expect(try newcomer.value("SELECT title FROM notes WHERE id = 'n3'") == "pending insert".databaseValue)
@@ -121,5 +117,32 @@ struct SourceStructureTests {
         )
         #expect(outcome.status == 0, "\(outcome.standardOutput)\(outcome.standardError)")
         #expect(outcome.standardOutput.contains("Operations -> "), "the graph was read: \(outcome.standardOutput)")
+    }
+
+    /// A release may add warnings, events, phases and reasons without breaking an app's `switch`:
+    /// every public enum of SyncCore that apps receive is `@nonexhaustive` (a `switch` over it
+    /// needs `@unknown default:`). Only the answers an app gives stay exhaustive, since RollingSync
+    /// must handle every one of them.
+    @Test("every public enum apps receive is open (@nonexhaustive); only the answers apps give are closed")
+    func receivedEnumsAreOpen() throws {
+        let answers: Set = ["ConflictResolution", "RegistrationRecovery", "LastWriterWins"]
+        let sources = Self.repository.appendingPathComponent("Sources/SyncCore")
+        let declaration = try Regex(#"^\s*public enum (\w+)"#)
+        var closed: [String] = []
+        var open: [String] = []
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        for file in files where file.pathExtension == "swift" {
+            let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+            for (index, line) in lines.enumerated() {
+                guard let match = try declaration.firstMatch(in: String(line)), let name = match.output[1].substring.map(String.init) else { continue }
+                if index > 0, lines[index - 1].trimmingCharacters(in: .whitespaces) == "@nonexhaustive" {
+                    open.append(name)
+                } else if !answers.contains(name) {
+                    closed.append(name)
+                }
+            }
+        }
+        #expect(closed == [], "public enums that a new case would break apps' switches over: mark them @nonexhaustive")
+        #expect(Set(open).isSuperset(of: ["SyncWarning", "Warning", "AutomaticSyncEvent", "Trigger", "Phase"]), "\(open)")
     }
 }

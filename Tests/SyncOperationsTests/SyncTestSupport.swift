@@ -126,6 +126,7 @@ final class TestClient: Sendable {
         schema: String = NotesSchema.sql,
         tables: [String] = NotesSchema.tables,
         foreignKeys: Bool = true,
+        applicationID: SyncIdentifier = TestClient.applicationID,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.name = try SyncIdentifier(name)
@@ -146,7 +147,7 @@ final class TestClient: Sendable {
         }
         application = ApplicationSyncManager(
             store: remote,
-            applicationID: Self.applicationID,
+            applicationID: applicationID,
             device: DeviceInfo(clientID: self.name, description: "test client \(name)", registeredAt: Date()),
             codecProvider: codecProvider,
             logger: logger

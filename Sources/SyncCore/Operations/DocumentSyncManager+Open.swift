@@ -4,95 +4,149 @@ import Logging
 import RemoteProtocol
 
 extension DocumentSyncManager {
-    /// Opens a synced document in one call: binds `database` to document `documentID` of
-    /// application `applicationID` on the remote store at `url`, as client `clientID`, and
-    /// syncs `tables`.
+    /// Opens a synced document in one call: binds `database` to a document of the application on
+    /// `store`, as this device, and syncs the configuration's tables.
     ///
     /// ```swift
-    /// RemoteStoreRegistry.shared.register(FileRemoteStore.self)   // once, for each backend you link
+    /// let store = try FileRemoteStore(root: URL(fileURLWithPath: "/mnt/shared/notes"))
     /// let notebook = try await DocumentSyncManager.open(
-    ///     database: dbQueue, remote: URL(fileURLWithPath: "/mnt/shared/notes"),
-    ///     application: "com.example.notes", document: "notebook", client: "anna-laptop", tables: ["note"])
+    ///     database: dbQueue, store: store, configuration: SyncConfiguration(applicationID: "com.example.notes", tables: ["note"]))
     /// let report = try await notebook.synchronize()
     /// ```
     ///
     /// It is ``LocalStore/init(writer:)``, ``ApplicationSyncManager/init(store:applicationID:device:encryption:logger:)``
-    /// and ``init(application:documentID:localStore:documentDescription:delegate:)`` together;
-    /// build those yourself to share one ``ApplicationSyncManager`` between documents. Call it once
-    /// per database and keep the manager: syncs of one manager are queued one after the other,
-    /// those of two managers of one database are not.
+    /// and ``init(application:documentID:localStore:documentDescription:delegate:)`` together, with
+    /// the defaults of ``SyncConfiguration``; build those yourself to share one
+    /// ``ApplicationSyncManager`` between documents.
+    ///
+    /// **One manager per database**: syncs of one manager are queued one after the other, so a
+    /// second manager for the same database file in this process is refused
+    /// (``SyncError/Code/alreadyOpen``) until the first is released or closed (``close()``).
     ///
     /// In this order, so that a failure changes as little as it can:
     /// 1. The identifiers and the tables are checked (the database is only read: a table that
-    ///    cannot be synced changes nothing), and the backend opens its store (a folder must exist;
-    ///    an SFTP or WebDAV store connects, so this needs the remote to be reachable). A failure
-    ///    here changes nothing.
-    /// 2. RollingSync's own tables are created in the database if needed, and the database is bound
-    ///    to the document as this client (a database syncs one document as one client).
+    ///    cannot be synced changes nothing). A failure here changes nothing.
+    /// 2. The busy timeout is given (``SyncConfiguration/busyTimeout``), RollingSync's own tables
+    ///    are created in the database if needed, and the database is bound to the document as
+    ///    this client (a database syncs one document as one client).
     /// 3. The tables are registered, in one transaction (a table that cannot be synced leaves none
     ///    of them registered). A table registered here for the first time has its existing rows
     ///    published by the next sync, as ``LocalStore/addSyncedTable(_:)`` does; a table
     ///    registered before is only checked. From here on every change is captured, even offline.
+    /// 4. With ``SyncConfiguration/automaticSync``, the automatic sync starts.
     ///
     /// - Parameters:
     ///   - database: the application's database (a GRDB `DatabaseQueue` or `DatabasePool`).
-    ///   - url: the remote store, opened by the backend `registry` holds for its scheme; backends
-    ///     read their settings from the URL's query (see each backend's documentation).
-    ///   - secrets: the backend's secrets (passwords, passphrases) under the names it exports,
-    ///     never part of the URL.
-    ///   - registry: where the backends are registered (`RemoteStoreRegistry.shared` by default).
-    ///   - applicationID: the application, shared by all its devices.
-    ///   - documentID: the document this database holds.
-    ///   - clientID: this device, unique within the application: any text, such as the device's
-    ///     name (`"Anna's iPhone (2)"`); text that is not a valid ``SyncIdentifier`` is turned into
-    ///     one by ``SyncIdentifier/init(deriving:)``, always the same for the same text.
-    ///   - tables: the synced tables.
-    ///   - clientDescription: a description of this client for people; `clientID` as given when `nil`.
-    ///   - documentDescription: stored with the document if this client creates it.
-    ///   - encryption: how encrypted remote data is created and unlocked; `nil` for none.
-    ///   - delegate: the application's decisions; `nil` takes every default.
-    ///   - logger: where RollingSync logs what it does (nothing by default).
+    ///   - store: the remote store: a backend's store (`FileRemoteStore(root:)`,
+    ///     `SFTPRemoteStore(configuration:)`…) or any `RemoteStore` of your own.
+    ///   - configuration: the application, the tables, and what to change of the defaults.
     /// - Throws: ``SyncError`` with ``SyncError/Code/invalidIdentifier`` for an application or
-    ///   document identifier RollingSync refuses (see ``SyncIdentifier``), or ``SyncError/Code/notRegistered`` if the
-    ///   database is bound to another document or client; `RemoteStoreError` with code
-    ///   `unsupported` when no backend is registered for the URL's scheme, or what the backend
-    ///   throws for its settings or its server; ``LocalStoreError`` for a table that cannot be
-    ///   synced.
+    ///   document identifier RollingSync refuses (see ``SyncIdentifier``),
+    ///   ``SyncError/Code/notRegistered`` if the database is bound to another document or client,
+    ///   ``SyncError/Code/alreadyOpen`` if another manager of this process syncs the database;
+    ///   ``LocalStoreError`` for a table that cannot be synced.
     public static func open(
         database: any DatabaseWriter,
-        remote url: URL,
-        secrets: [String: String] = [:],
-        registry: RemoteStoreRegistry = .shared,
-        application applicationID: String,
-        document documentID: String,
-        client clientID: String,
-        tables: [String],
-        clientDescription: String? = nil,
-        documentDescription: String = "",
-        encryption: EncryptingCodecProvider? = nil,
-        delegate: (any DocumentSyncDelegate)? = nil,
-        logger: Logger = Logger(label: "rollingsync", factory: { _ in SwiftLogNoOpLogHandler() })
+        store: any RemoteStore,
+        configuration: SyncConfiguration
     ) async throws -> DocumentSyncManager {
-        let application = try SyncIdentifier(applicationID)
-        let document = try SyncIdentifier(documentID)
-        let client = SyncIdentifier(deriving: clientID)
-        try await database.read { db in
-            for table in tables { _ = try SyncedTable.inspect(table, in: db) }
+        let applicationID = try await check(configuration, on: database)
+        if let timeout = configuration.busyTimeout {
+            try await giveBusyTimeout(timeout, to: database, logger: configuration.logger)
         }
-        let store = try await registry.makeStore(for: RemoteStoreConfiguration(url: url, secrets: secrets))
-        let manager = ApplicationSyncManager(
-            store: store, applicationID: application, device: DeviceInfo(clientID: client, description: clientDescription ?? clientID),
-            encryption: encryption, logger: logger
+        let localStore = try LocalStore(writer: database)
+        let binding = try LocalSyncState(writer: database).registration()
+        let documentID = try SyncIdentifier(configuration.documentID ?? binding?.documentID ?? SyncConfiguration.defaultDocumentID)
+        let clientID = SyncIdentifier(deriving: configuration.clientID ?? binding?.clientID ?? localStore.databaseID)
+        let device = DeviceInfo(
+            clientID: clientID,
+            description: configuration.clientDescription ?? configuration.clientID ?? ProcessInfo.processInfo.hostName
         )
-        let documentManager = try DocumentSyncManager(
-            application: manager, documentID: document, localStore: try LocalStore(writer: database),
-            documentDescription: documentDescription, delegate: delegate
+        let application = ApplicationSyncManager(
+            store: store, applicationID: applicationID, device: device, encryption: configuration.encryption, logger: configuration.logger
         )
+        let manager = try DocumentSyncManager(
+            application: application, documentID: documentID, localStore: localStore,
+            documentDescription: configuration.documentDescription, delegate: configuration.delegate
+        )
+        let tables = configuration.tables
         try await database.write { db in
             for table in try SyncedTable.registrationOrder(tables, in: db) {
                 _ = try LocalStore.addSyncedTable(table, in: db)
             }
         }
-        return documentManager
+        if let automaticSync = configuration.automaticSync {
+            await manager.startAutomaticSync(automaticSync)
+        }
+        return manager
+    }
+
+    /// Opens a synced document on the remote store at `url`, opened by the backend `registry`
+    /// holds for its scheme (see ``open(database:store:configuration:)`` for the rest).
+    ///
+    /// ```swift
+    /// RemoteStoreRegistry.shared.register(FileRemoteStore.self)   // once, for each backend you link
+    /// let notebook = try await DocumentSyncManager.open(
+    ///     database: dbQueue, remote: URL(fileURLWithPath: "/mnt/shared/notes"),
+    ///     configuration: SyncConfiguration(applicationID: "com.example.notes", tables: ["note"]))
+    /// ```
+    ///
+    /// The identifiers and tables are checked before the store is opened (an SFTP or WebDAV store
+    /// connects, so this needs the remote to be reachable); a failure after that closes the store.
+    ///
+    /// - Parameters:
+    ///   - database: the application's database (a GRDB `DatabaseQueue` or `DatabasePool`).
+    ///   - url: the remote store; backends read their settings from the URL's query (see each
+    ///     backend's documentation).
+    ///   - secrets: the backend's secrets (passwords, passphrases) under the names it exports,
+    ///     never part of the URL.
+    ///   - registry: where the backends are registered (`RemoteStoreRegistry.shared` by default).
+    ///   - configuration: the application, the tables, and what to change of the defaults.
+    /// - Throws: what ``open(database:store:configuration:)`` throws, and `RemoteStoreError` with
+    ///   code `unsupported` when no backend is registered for the URL's scheme, or what the
+    ///   backend throws for its settings or its server.
+    public static func open(
+        database: any DatabaseWriter,
+        remote url: URL,
+        secrets: [String: String] = [:],
+        registry: RemoteStoreRegistry = .shared,
+        configuration: SyncConfiguration
+    ) async throws -> DocumentSyncManager {
+        _ = try await check(configuration, on: database)
+        let store = try await registry.makeStore(for: RemoteStoreConfiguration(url: url, secrets: secrets))
+        do {
+            return try await open(database: database, store: store, configuration: configuration)
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// Checks the configuration's identifiers and tables, reading the database only.
+    /// - Returns: the application identifier.
+    private static func check(_ configuration: SyncConfiguration, on database: any DatabaseWriter) async throws -> SyncIdentifier {
+        let applicationID = try SyncIdentifier(configuration.applicationID)
+        if let documentID = configuration.documentID {
+            _ = try SyncIdentifier(documentID)
+        }
+        let tables = configuration.tables
+        try await database.read { db in
+            for table in tables { _ = try SyncedTable.inspect(table, in: db) }
+        }
+        return applicationID
+    }
+
+    /// Gives the connection of `database`'s writer a busy timeout of `timeout` when it is
+    /// configured to fail at once on a lock (see ``SyncConfiguration/busyTimeout``).
+    private static func giveBusyTimeout(_ timeout: Duration, to database: any DatabaseWriter, logger: Logger) async throws {
+        guard case .immediateError = database.configuration.busyMode else { return }
+        let milliseconds = timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        try await database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = \(milliseconds)")
+        }
+        logger.notice(
+            "the database's connection failed at once on a lock (GRDB's busyMode .immediateError): RollingSync gave it a busy timeout",
+            metadata: ["milliseconds": "\(milliseconds)"]
+        )
     }
 }

@@ -44,11 +44,18 @@ public actor DocumentSyncManager {
     let delegate: any DocumentSyncDelegate
     let state: LocalSyncState
     let broadcaster = ProgressBroadcaster()
+    /// This manager's claim on its database (one manager per database).
+    private let claim: DatabaseClaim
+    /// True once ``close()`` began: operations are refused.
+    private var closed = false
     private var lastOperation: Task<Void, Never>?
     private var queuedSync: (id: Int, task: Task<SyncReport, any Error>)?
     private var nextSyncID = 0
     /// Requests waiting for the queued sync to start (observable by tests of coalescing).
     private(set) var waitingSyncRequests = 0
+    /// The automatic sync ``open(database:store:configuration:)`` started
+    /// (``SyncConfiguration/automaticSync``); `nil` otherwise.
+    public private(set) var automaticSync: AutomaticSync?
 
     /// Binds `localStore`'s database to `documentID` of `application` (locally only; see
     /// "Delayed registration" above).
@@ -61,6 +68,8 @@ public actor DocumentSyncManager {
     ///   - delegate: the application's decisions; `nil` takes every default.
     /// - Throws: ``SyncError/Code/notRegistered`` if the database is already bound to another
     ///   document or another client identifier (a database syncs one document as one client);
+    ///   ``SyncError/Code/alreadyOpen`` if another manager of this process syncs the same database
+    ///   (the same file, through any connection) and was neither released nor closed;
     ///   ``SyncError/Code/local`` if RollingSync's tables cannot be created.
     public init(
         application: ApplicationSyncManager,
@@ -84,6 +93,7 @@ public actor DocumentSyncManager {
                     + "it cannot also sync document \(documentID) as client \(clientID)"
             )
         }
+        claim = try DatabaseClaim(localStore.writer)
     }
 
     deinit {
@@ -140,10 +150,35 @@ public actor DocumentSyncManager {
         return try await performSync()
     }
 
+    /// Stops the automatic sync (if ``open(database:store:configuration:)`` started one), waits
+    /// for the running operation to end, and releases the database, so that another manager may
+    /// open it. Later operations of this manager throw ``SyncError/Code/closed``. Idempotent; a
+    /// manager that is simply released releases its database too (but one running an automatic
+    /// sync is kept alive by it until this is called).
+    public func close() async {
+        guard !closed else { return }
+        closed = true
+        await automaticSync?.stop()
+        automaticSync = nil
+        await lastOperation?.value
+        claim.release()
+    }
+
+    /// Starts the automatic sync ``automaticSync``.
+    func startAutomaticSync(_ configuration: AutomaticSyncConfiguration) async {
+        let automatic = AutomaticSync(manager: self, configuration: configuration)
+        automaticSync = automatic
+        await automatic.start()
+    }
+
     /// Runs `body` after every operation started before it has ended.
+    /// - Throws: ``SyncError/Code/closed`` once ``close()`` began.
     func exclusively<Result: Sendable>(
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
+        guard !closed else {
+            throw SyncError(.closed, "this manager of document \(documentID) was closed; open a new one to sync again")
+        }
         let previous = lastOperation
         let task = Task<Result, any Error> {
             await previous?.value

@@ -53,6 +53,11 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// Local changes kept arriving while a whole store was being taken, three times in a row;
         /// nothing was uploaded. Try again when the application is quieter.
         public static let busy = Code("busy")
+        /// Another ``DocumentSyncManager`` of this process syncs the same database (one manager per
+        /// database); close or release it first.
+        public static let alreadyOpen = Code("alreadyOpen")
+        /// The ``DocumentSyncManager`` was closed (``DocumentSyncManager/close()``); open a new one.
+        public static let closed = Code("closed")
         /// The remote store failed; see ``SyncError/underlying``.
         public static let remote = Code("remote")
         /// The local database failed; see ``SyncError/underlying``.
