@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 //
 // RollingSync: keep an application's SQLite data in sync between many clients through dumb remote
 // storage (a folder, SFTP, WebDAV, or an in-memory fake).

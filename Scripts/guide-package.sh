@@ -28,7 +28,7 @@ wiring="$(block "Add the package")"
 package_dependencies="${wiring%%// in your target:*}"
 target_dependencies="${wiring#*// in your target:}"
 cat > "$work/NotesApp/Package.swift" <<SWIFT
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(

@@ -117,7 +117,7 @@ extension CommandLineError {
         let message = error.message
         let backend = Backend(named: error.backend)
         switch error.code {
-        case .hostKeyUnknown where backend == .webDAV:
+        case .hostKeyUnknown where backend == .webDAV || backend == .s3:
             return CommandLineError(
                 .authentication, message,
                 hint: "the server's TLS certificate is not signed by an authority this system trusts: add the authority to the system's store (update-ca-certificates), or use the name the certificate was issued for"

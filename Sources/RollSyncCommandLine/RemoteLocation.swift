@@ -62,6 +62,8 @@ struct RemoteLocation: Sendable {
             return try await registry.makeStore(for: RemoteStoreConfiguration(url: url, settings: backendSettings, secrets: secrets))
         } catch let error as RemoteStoreError where error.code == .unsupported {
             throw CommandLineError(.usage, error.message, hint: "registered URL schemes: \(registry.schemes.joined(separator: ", "))")
+        } catch let error as RemoteStoreError {
+            throw error.attributed(to: url.scheme)   // the settings a backend refused before its store existed
         }
     }
 }

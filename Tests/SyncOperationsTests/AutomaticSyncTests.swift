@@ -201,11 +201,16 @@ struct AutomaticSyncTests {
         await automatic.stop()
     }
 
-    @Test("a commit of another connection (an app extension, sqlite3) is noticed by the database check and synced as a local change")
+    @Test(
+        "a commit of another connection (an app extension, sqlite3) is noticed by the database check and synced as a local change",
+        .timeLimit(.minutes(10))
+    )
     func otherConnectionsCommitsAreSynced() async throws {
         let (_, anna, ben, clock, automatic) = try await Self.startedPair()
         var events = automatic.events.makeAsyncIterator()
         _ = try await next(&events) { report($0, .start) != nil }
+        // The check has read its first data_version once it sleeps.
+        await clock.waitForSleeper(until: clock.now.advanced(by: .seconds(1)))
 
         // Another connection to Anna's file: its commit is invisible to the observation of
         // Anna's own connection; the check of `data_version` a second later notices it.
@@ -223,7 +228,10 @@ struct AutomaticSyncTests {
         await automatic.stop()
     }
 
-    @Test("a failed sync of local changes is reported; local changes then wait for the backed-off checks, which push them")
+    @Test(
+        "a failed sync of local changes is reported; local changes then wait for the backed-off checks, which push them",
+        .timeLimit(.minutes(10))
+    )
     func failedLocalSyncIsReportedAndBacksOff() async throws {
         let (remote, anna, ben, clock, automatic) = try await Self.startedPair()
         let faults = try remote.faults

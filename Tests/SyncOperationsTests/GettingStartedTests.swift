@@ -132,7 +132,7 @@ struct GettingStartedTests {
         #expect(code.contains(".synchronize()"))
     }
 
-    @Test("the guide's second example opens a document on a store value of the app's own, syncing by itself")
+    @Test("the guide's second example opens a document on a store value of the app's own, syncing by itself", .timeLimit(.minutes(10)))
     func ownStoreExample() async throws {
         let shared = try TemporaryDirectory()
         let folder = try FileRemoteStore(root: shared.url)
@@ -349,9 +349,23 @@ struct GettingStartedTests {
         let second = try await open(other)
         _ = try await second.synchronize()
 
-        // A manager released without close() releases the database too.
+        // A manager released without close() releases the database too, even one that syncs by
+        // itself (its automatic sync holds it weakly).
         await second.close()
         _ = try await open(database)
+        var configuration = Self.configuration()
+        configuration.automaticSync = AutomaticSyncConfiguration()
+        var syncing: DocumentSyncManager? = try await DocumentSyncManager.open(
+            database: database, store: try FileRemoteStore(root: shared.url), configuration: configuration
+        )
+        let automatic = try #require(await syncing?.automaticSync)
+        var events = automatic.events.makeAsyncIterator()
+        while let event = await events.next() {
+            if case .synced(_, .start) = event { break }
+        }
+        weak let released = syncing
+        syncing = nil
+        #expect(released == nil, "nothing else holds the manager")
         _ = try await open(database)
         // Another database is not affected by any of this.
         let elsewhere = try DatabaseQueue()

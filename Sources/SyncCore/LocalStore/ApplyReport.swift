@@ -78,7 +78,7 @@ public struct ApplyReport: Sendable, Equatable {
 
 extension ApplyReport.Warning {
     /// The warning as people read it, for a change set from another client.
-    public var description: String { description(from: nil) }
+    public var description: String { description(from: "another client") }
 
     /// The warning as people read it: of an apply of `client`'s set, or of a rule applied to
     /// local data (`nil`). Keys are shown (text quoted, NULL spelled out, BLOBs by their size).

@@ -43,6 +43,16 @@ public final class LocalStore: Sendable {
         }
     }
 
+    /// Opens the local store as ``init(writer:)`` does, off Swift's cooperative pool: creating or
+    /// upgrading RollingSync's tables may wait for a lock, up to the connection's busy timeout.
+    package static func open(writer: any DatabaseWriter) async throws -> LocalStore {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result { try LocalStore(writer: writer) })
+            }
+        }
+    }
+
     /// Runs `body` (blocking calls of this store: an apply, a busy wait on a locked database) on
     /// the store's own serial queue and suspends until it returns, so that no thread of Swift's
     /// cooperative pool waits for SQLite meanwhile (other tasks, timers included, keep running).

@@ -36,14 +36,26 @@ import GRDB
 ///   seen within moments; polling goes on beside it, as notifications are only a hint.
 /// - Syncs go through ``DocumentSyncManager/synchronize()``, so they coalesce with the
 ///   application's own calls.
-/// - **Stopping**: ``stop()`` cancels both loops and the observation, waits for a sync in
-///   progress to end, and finishes ``events``; nothing keeps running afterwards.
+/// - **Stopping**: ``stop()`` cancels the loops and the observation, waits for a sync in
+///   progress to end, and finishes ``events``; nothing keeps running afterwards. The loops also
+///   end by themselves when the manager is closed (``DocumentSyncManager/close()``), and, for the
+///   automatic sync a manager owns (``DocumentSyncManager/automaticSync``, which holds the manager
+///   weakly), when the manager is released.
 /// - **Time** comes from the injected `Clock`, so tests drive it without sleeping.
 public actor AutomaticSync {
-    /// The events, for one reader; the stream ends at ``stop()``.
+    /// The events, for one reader; the stream ends at ``stop()``. It keeps the
+    /// ``eventsKept`` newest events the reader has not taken yet (an app that never reads them
+    /// costs no memory).
     public nonisolated let events: AsyncStream<AutomaticSyncEvent>
 
-    private let manager: DocumentSyncManager
+    /// How many unread events ``events`` keeps.
+    public static let eventsKept = 256
+
+    /// The manager: held strongly by an automatic sync an app makes, weakly by the one a manager
+    /// owns, so that releasing that manager ends it.
+    private let managerReference: ManagerReference
+    /// The manager's local store (held on its own: it does not hold the manager).
+    private let localStore: LocalStore
     private let configuration: AutomaticSyncConfiguration
     private let clock: any Clock<Duration>
     private let eventSink: AsyncStream<AutomaticSyncEvent>.Continuation
@@ -65,16 +77,46 @@ public actor AutomaticSync {
     /// The check loop's current wait: at most this long until the next check.
     private var checkDelay = Duration.zero
 
-    /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``.
+    /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``. It keeps
+    /// `manager` alive until ``stop()``.
     public init(
         manager: DocumentSyncManager,
         configuration: AutomaticSyncConfiguration = AutomaticSyncConfiguration(),
         clock: any Clock<Duration> = ContinuousClock()
     ) {
-        self.manager = manager
+        self.init(reference: .strong(manager), localStore: manager.localStore, configuration: configuration, clock: clock)
+    }
+
+    /// The automatic sync `manager` owns (``DocumentSyncManager/automaticSync``): it holds the
+    /// manager weakly and ends when the manager is released.
+    init(ownedBy manager: DocumentSyncManager, configuration: AutomaticSyncConfiguration) {
+        self.init(reference: .weak(WeakManager(manager)), localStore: manager.localStore, configuration: configuration, clock: ContinuousClock())
+    }
+
+    private init(reference: ManagerReference, localStore: LocalStore, configuration: AutomaticSyncConfiguration, clock: any Clock<Duration>) {
+        managerReference = reference
+        self.localStore = localStore
         self.configuration = configuration
         self.clock = clock
-        (events, eventSink) = AsyncStream.makeStream(of: AutomaticSyncEvent.self)
+        (events, eventSink) = AsyncStream.makeStream(of: AutomaticSyncEvent.self, bufferingPolicy: .bufferingNewest(Self.eventsKept))
+    }
+
+    private enum ManagerReference: Sendable {
+        case strong(DocumentSyncManager)
+        case weak(WeakManager)
+    }
+
+    private final class WeakManager: Sendable {
+        weak let manager: DocumentSyncManager?
+        init(_ manager: DocumentSyncManager) { self.manager = manager }
+    }
+
+    /// The manager; `nil` once a manager that owns this automatic sync was released.
+    private var manager: DocumentSyncManager? {
+        switch managerReference {
+        case .strong(let manager): manager
+        case .weak(let reference): reference.manager
+        }
     }
 
     /// Starts: one sync now, then the loops. Calling it while running, or after ``stop()``
@@ -83,7 +125,7 @@ public actor AutomaticSync {
         guard tasks.isEmpty, !stopped else { return }
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         observation = DatabaseRegionObservation(tracking: LocalStore.changeLogRegion).start(
-            in: manager.localStore.writer,
+            in: localStore.writer,
             onError: { _ in signal.finish() },
             onChange: { _ in signal.yield() }
         )
@@ -96,7 +138,7 @@ public actor AutomaticSync {
         }
     }
 
-    /// Stops both loops and the observation, waits for them (and a sync in progress) to end, and
+    /// Stops the loops and the observation, waits for them (and a sync in progress) to end, and
     /// finishes ``events``.
     public func stop() async {
         stopped = true
@@ -119,11 +161,12 @@ public actor AutomaticSync {
         for await _ in signals {
             do {
                 try await clock.sleep(for: configuration.delayAfterLocalChanges)
-                guard !failing, try manager.localStore.hasPendingChanges() else { continue }
+                guard !failing, try await hasPendingChanges() else { continue }
                 try await sync(.localChanges)
             } catch is CancellationError {
                 return
             } catch {
+                guard !ends(after: error) else { return }
                 report(error, trigger: .localChanges, retryIn: checkDelay)
             }
         }
@@ -133,7 +176,7 @@ public actor AutomaticSync {
     /// `PRAGMA data_version`, read on the writer's connection, changes exactly then. A read that
     /// fails (the database busy) is tried again at the next tick.
     private func noticeOtherConnections(every interval: Duration, signal: AsyncStream<Void>.Continuation) async {
-        let writer = manager.localStore.writer
+        let writer = localStore.writer
         @Sendable func dataVersion() async throws -> Int {
             try await writer.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA data_version") ?? 0 }
         }
@@ -170,8 +213,9 @@ public actor AutomaticSync {
             do {
                 checkDelay = delay
                 try await wait(delay, wakeable: !failing)
+                guard let manager else { return end() }
                 let publications = try await manager.otherClientsPublications()
-                let pending = try manager.localStore.hasPendingChanges()
+                let pending = try await hasPendingChanges()
                 let news = publications.isNews(comparedTo: knownPublications)
                 pollsSinceRetry += 1
                 let retryDue = publications.announcesSets && !publications.names.isEmpty && pollsSinceRetry >= retryEvery
@@ -192,6 +236,7 @@ public actor AutomaticSync {
             } catch is CancellationError {
                 return
             } catch {
+                guard !ends(after: error) else { return }
                 delay = configuration.backoff(after: delay)
                 checkDelay = delay
                 report(error, trigger: attempt, retryIn: delay)
@@ -232,7 +277,7 @@ public actor AutomaticSync {
         guard !watchingRemote, !stopped else { return }
         watchingRemote = true
         tasks.append(Task {
-            guard let notifications = try? await self.manager.remoteChangeNotifications() else { return }
+            guard let notifications = try? await self.manager?.remoteChangeNotifications() else { return }
             for await _ in notifications {
                 self.wakeCheckLoop()
             }
@@ -249,11 +294,41 @@ public actor AutomaticSync {
     }
 
     private func sync(_ trigger: AutomaticSyncEvent.Trigger) async throws {
+        guard let manager else {
+            end()
+            throw CancellationError()
+        }
         let report = try await manager.synchronize()
         if report.appliedSets > 0 || report.pushedChanges > 0 {
             activity += 1
             if trigger == .localChanges { wakeCheckLoop() }
         }
         eventSink.yield(.synced(report, trigger: trigger))
+    }
+
+    /// Whether local changes are pending, read off the cooperative pool.
+    private func hasPendingChanges() async throws -> Bool {
+        let localStore = localStore
+        return try await localStore.perform { try localStore.hasPendingChanges() }
+    }
+
+    /// Whether `error` ends the loops: the manager was closed. Ends them if so.
+    private func ends(after error: any Error) -> Bool {
+        guard (error as? SyncError)?.code == .closed else { return false }
+        end()
+        return true
+    }
+
+    /// Ends the loops and the observation and finishes ``events`` without waiting (the manager
+    /// was closed or released): ``stop()`` from inside. Idempotent.
+    private func end() {
+        guard !stopped else { return }
+        stopped = true
+        observation?.cancel()
+        observation = nil
+        for task in tasks {
+            task.cancel()
+        }
+        eventSink.finish()
     }
 }

@@ -24,8 +24,9 @@ public struct AutomaticSyncConfiguration: Sendable, Equatable {
     /// application's other connections, an app extension, the `sqlite3` tool), which the
     /// observation of the manager's own connection does not see: one `PRAGMA data_version`, a
     /// few microseconds. Such a commit counts as a local change (a sync
-    /// ``delayAfterLocalChanges`` later if changes are pending). `nil` turns the check off; the
-    /// remote checks still find such changes, up to ``pollInterval`` later.
+    /// ``delayAfterLocalChanges`` later if changes are pending). At least 10 ms (a shorter
+    /// interval is taken as 10 ms). `nil` turns the check off; the remote checks still find such
+    /// changes, up to ``pollInterval`` later.
     public var databaseCheckInterval: Duration?
 
     /// A configuration; by default a sync 2 s after local changes (of any connection or process,
@@ -43,7 +44,7 @@ public struct AutomaticSyncConfiguration: Sendable, Equatable {
         self.pollInterval = pollInterval
         self.activePollInterval = min(activePollInterval, pollInterval)
         self.maximumBackoff = maximumBackoff
-        self.databaseCheckInterval = databaseCheckInterval
+        self.databaseCheckInterval = databaseCheckInterval.map { max($0, .milliseconds(10)) }
     }
 
     /// The wait after a failure when the previous wait was `previous`: twice it, at least

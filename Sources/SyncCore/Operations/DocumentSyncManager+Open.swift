@@ -26,9 +26,11 @@ extension DocumentSyncManager {
     /// In this order, so that a failure changes as little as it can:
     /// 1. The identifiers and the tables are checked (the database is only read: a table that
     ///    cannot be synced changes nothing). A failure here changes nothing.
-    /// 2. The busy timeout is given (``SyncConfiguration/busyTimeout``), RollingSync's own tables
-    ///    are created in the database if needed, and the database is bound to the document as
-    ///    this client (a database syncs one document as one client).
+    /// 2. The database is claimed for this manager (refused if another manager of this process
+    ///    holds it; nothing changed yet), the busy timeout is given
+    ///    (``SyncConfiguration/busyTimeout``), RollingSync's own tables are created in the
+    ///    database if needed, and the database is bound to the document as this client (a
+    ///    database syncs one document as one client).
     /// 3. The tables are registered, in one transaction (a table that cannot be synced leaves none
     ///    of them registered). A table registered here for the first time has its existing rows
     ///    published by the next sync, as ``LocalStore/addSyncedTable(_:)`` does; a table
@@ -50,34 +52,45 @@ extension DocumentSyncManager {
         store: any RemoteStore,
         configuration: SyncConfiguration
     ) async throws -> DocumentSyncManager {
+        try await open(database: database, store: store, owningStore: false, configuration: configuration)
+    }
+
+    /// ``open(database:store:configuration:)``; `owningStore` makes `store` the manager's to close.
+    private static func open(
+        database: any DatabaseWriter,
+        store: any RemoteStore,
+        owningStore: Bool,
+        configuration: SyncConfiguration
+    ) async throws -> DocumentSyncManager {
         let applicationID = try await check(configuration, on: database)
+        let claim = try DatabaseClaim(database)
         if let timeout = configuration.busyTimeout {
             try await giveBusyTimeout(timeout, to: database, logger: configuration.logger)
         }
-        let localStore = try LocalStore(writer: database)
-        let binding = try LocalSyncState(writer: database).registration()
-        let documentID = try SyncIdentifier(configuration.documentID ?? binding?.documentID ?? SyncConfiguration.defaultDocumentID)
-        let clientID = SyncIdentifier(deriving: configuration.clientID ?? binding?.clientID ?? localStore.databaseID)
-        let device = DeviceInfo(
-            clientID: clientID,
-            description: configuration.clientDescription ?? configuration.clientID ?? ProcessInfo.processInfo.hostName
-        )
-        let application = ApplicationSyncManager(
-            store: store, applicationID: applicationID, device: device, encryption: configuration.encryption, logger: configuration.logger
-        )
-        let manager = try DocumentSyncManager(
-            application: application, documentID: documentID, localStore: localStore,
-            documentDescription: configuration.documentDescription, delegate: configuration.delegate
-        )
+        let localStore = try await LocalStore.open(writer: database)
+        let manager = try await localStore.perform {
+            let binding = try LocalSyncState(writer: database).registration()
+            let documentID = try SyncIdentifier(configuration.documentID ?? binding?.documentID ?? SyncConfiguration.defaultDocumentID)
+            let clientID = SyncIdentifier(deriving: configuration.clientID ?? binding?.clientID ?? localStore.databaseID)
+            let device = DeviceInfo(
+                clientID: clientID,
+                description: configuration.clientDescription ?? configuration.clientID ?? ProcessInfo.processInfo.hostName
+            )
+            let application = ApplicationSyncManager(
+                store: store, applicationID: applicationID, device: device, encryption: configuration.encryption, logger: configuration.logger
+            )
+            return try DocumentSyncManager(
+                application: application, documentID: documentID, localStore: localStore,
+                documentDescription: configuration.documentDescription, delegate: configuration.delegate, claim: claim
+            )
+        }
         let tables = configuration.tables
         try await database.write { db in
             for table in try SyncedTable.registrationOrder(tables, in: db) {
                 _ = try LocalStore.addSyncedTable(table, in: db)
             }
         }
-        if let automaticSync = configuration.automaticSync {
-            await manager.startAutomaticSync(automaticSync)
-        }
+        await manager.finishOpening(automaticSync: configuration.automaticSync, owning: owningStore ? store : nil)
         return manager
     }
 
@@ -92,7 +105,8 @@ extension DocumentSyncManager {
     /// ```
     ///
     /// The identifiers and tables are checked before the store is opened (an SFTP or WebDAV store
-    /// connects, so this needs the remote to be reachable); a failure after that closes the store.
+    /// connects, so this needs the remote to be reachable); a failure after that closes the store,
+    /// and so does the manager's ``close()``.
     ///
     /// - Parameters:
     ///   - database: the application's database (a GRDB `DatabaseQueue` or `DatabasePool`).
@@ -115,7 +129,7 @@ extension DocumentSyncManager {
         _ = try await check(configuration, on: database)
         let store = try await registry.makeStore(for: RemoteStoreConfiguration(url: url, secrets: secrets))
         do {
-            return try await open(database: database, store: store, configuration: configuration)
+            return try await open(database: database, store: store, owningStore: true, configuration: configuration)
         } catch {
             await store.close()
             throw error
@@ -136,14 +150,18 @@ extension DocumentSyncManager {
         return applicationID
     }
 
-    /// Gives the connection of `database`'s writer a busy timeout of `timeout` when it is
-    /// configured to fail at once on a lock (see ``SyncConfiguration/busyTimeout``).
+    /// Gives the connection of `database`'s writer a busy timeout of `timeout` when it fails at
+    /// once on a lock: GRDB's `busyMode` is `.immediateError` and no `PRAGMA busy_timeout` was set
+    /// on it (by the app's `prepareDatabase`, say). See ``SyncConfiguration/busyTimeout``.
     private static func giveBusyTimeout(_ timeout: Duration, to database: any DatabaseWriter, logger: Logger) async throws {
         guard case .immediateError = database.configuration.busyMode else { return }
         let milliseconds = timeout.components.seconds * 1_000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        try await database.writeWithoutTransaction { db in
+        let given = try await database.writeWithoutTransaction { db in
+            guard try Int.fetchOne(db, sql: "PRAGMA busy_timeout") == 0 else { return false }
             try db.execute(sql: "PRAGMA busy_timeout = \(milliseconds)")
+            return true
         }
+        guard given else { return }
         logger.notice(
             "the database's connection failed at once on a lock (GRDB's busyMode .immediateError): RollingSync gave it a busy timeout",
             metadata: ["milliseconds": "\(milliseconds)"]

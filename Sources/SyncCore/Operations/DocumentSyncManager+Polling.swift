@@ -26,7 +26,9 @@ extension DocumentSyncManager {
     /// Format 2: the sets other clients announced that are not applied here, so another client's
     /// sync that published nothing changes nothing (two idle clients polling never wake each
     /// other). Format 1: the names of their newest markers, which change with every sync.
+    /// - Throws: ``SyncError/Code/closed`` once the manager was closed.
     func otherClientsPublications() async throws -> RemotePublications {
+        try refuseIfClosed()
         let application = try await application.register()
         let layout = application.layout.document(documentID)
         let listed = try await application.remote.listIfPresent(layout.recentSyncs) ?? []

@@ -46,8 +46,13 @@ public actor DocumentSyncManager {
     let broadcaster = ProgressBroadcaster()
     /// This manager's claim on its database (one manager per database).
     private let claim: DatabaseClaim
-    /// True once ``close()`` began: operations are refused.
+    /// True once ``close()`` stopped the automatic sync: operations are refused from then on.
     private var closed = false
+    /// The running or finished ``close()``, which later calls wait for.
+    private var closing: Task<Void, Never>?
+    /// The store ``open(database:remote:secrets:registry:configuration:)`` opened from a URL,
+    /// which ``close()`` closes (a store the app passed in is the app's to close).
+    private var ownedStore: (any RemoteStore)?
     private var lastOperation: Task<Void, Never>?
     private var queuedSync: (id: Int, task: Task<SyncReport, any Error>)?
     private var nextSyncID = 0
@@ -78,6 +83,22 @@ public actor DocumentSyncManager {
         documentDescription: String = "",
         delegate: (any DocumentSyncDelegate)? = nil
     ) throws {
+        try self.init(
+            application: application, documentID: documentID, localStore: localStore, documentDescription: documentDescription,
+            delegate: delegate, claim: nil
+        )
+    }
+
+    /// The initializer above, with the database's `claim` taken already (``open(database:store:configuration:)``
+    /// takes it before it changes anything), or taken here when `nil`.
+    init(
+        application: ApplicationSyncManager,
+        documentID: SyncIdentifier,
+        localStore: LocalStore,
+        documentDescription: String,
+        delegate: (any DocumentSyncDelegate)?,
+        claim: DatabaseClaim?
+    ) throws {
         self.application = application
         self.documentID = documentID
         self.localStore = localStore
@@ -93,7 +114,7 @@ public actor DocumentSyncManager {
                     + "it cannot also sync document \(documentID) as client \(clientID)"
             )
         }
-        claim = try DatabaseClaim(localStore.writer)
+        self.claim = try claim ?? DatabaseClaim(localStore.writer)
     }
 
     deinit {
@@ -131,13 +152,14 @@ public actor DocumentSyncManager {
     ///   ``SyncError/Code/integrityKeyMismatch`` when the delegate chose to stop, or the
     ///   registration errors of ``ApplicationSyncManager/register()``.
     public func synchronize() async throws -> SyncReport {
+        try refuseIfClosed()
         waitingSyncRequests += 1
         if let queuedSync {
             return try await queuedSync.task.value
         }
         let id = nextSyncID
         nextSyncID += 1
-        let task = Task { try await self.exclusively { try await self.startSync(id) } }
+        let task = Task { try await self.afterEarlierOperations { try await self.startSync(id) } }
         queuedSync = (id, task)
         return try await task.value
     }
@@ -150,35 +172,61 @@ public actor DocumentSyncManager {
         return try await performSync()
     }
 
-    /// Stops the automatic sync (if ``open(database:store:configuration:)`` started one), waits
-    /// for the running operation to end, and releases the database, so that another manager may
-    /// open it. Later operations of this manager throw ``SyncError/Code/closed``. Idempotent; a
-    /// manager that is simply released releases its database too (but one running an automatic
-    /// sync is kept alive by it until this is called).
+    /// Stops the automatic sync (if ``open(database:store:configuration:)`` started one), lets the
+    /// operations already asked for end, closes the store `open` made from a URL, and releases the
+    /// database, so that another manager may open it. Operations asked for afterwards throw
+    /// ``SyncError/Code/closed``. Calling it again waits for the first call to end.
+    ///
+    /// A manager that is simply released releases its database too, automatic sync or not (the
+    /// automatic sync holds the manager weakly and ends with it), but only `close()` says when.
     public func close() async {
-        guard !closed else { return }
-        closed = true
+        if let closing { return await closing.value }
+        let task = Task { await self.shutDown() }
+        closing = task
+        await task.value
+    }
+
+    private func shutDown() async {
         await automaticSync?.stop()
         automaticSync = nil
+        closed = true
         await lastOperation?.value
+        await ownedStore?.close()
+        ownedStore = nil
         claim.release()
     }
 
-    /// Starts the automatic sync ``automaticSync``.
-    func startAutomaticSync(_ configuration: AutomaticSyncConfiguration) async {
-        let automatic = AutomaticSync(manager: self, configuration: configuration)
+    /// Throws ``SyncError/Code/closed`` once ``close()`` stopped accepting operations.
+    func refuseIfClosed() throws {
+        guard !closed else {
+            throw SyncError(.closed, "this manager of document \(documentID) was closed; open a new one to sync again")
+        }
+    }
+
+    /// Starts the automatic sync ``automaticSync`` (holding this manager weakly), and makes
+    /// `store` this manager's to close, if given.
+    func finishOpening(automaticSync configuration: AutomaticSyncConfiguration?, owning store: (any RemoteStore)?) async {
+        ownedStore = store
+        guard let configuration else { return }
+        let automatic = AutomaticSync(ownedBy: self, configuration: configuration)
         automaticSync = automatic
         await automatic.start()
     }
 
     /// Runs `body` after every operation started before it has ended.
-    /// - Throws: ``SyncError/Code/closed`` once ``close()`` began.
+    /// - Throws: ``SyncError/Code/closed`` once ``close()`` stopped accepting operations.
     func exclusively<Result: Sendable>(
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
-        guard !closed else {
-            throw SyncError(.closed, "this manager of document \(documentID) was closed; open a new one to sync again")
-        }
+        try refuseIfClosed()
+        return try await afterEarlierOperations(body)
+    }
+
+    /// Runs `body` after every operation started before it has ended, closed or not (for an
+    /// operation accepted before ``close()``).
+    private func afterEarlierOperations<Result: Sendable>(
+        _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
         let previous = lastOperation
         let task = Task<Result, any Error> {
             await previous?.value

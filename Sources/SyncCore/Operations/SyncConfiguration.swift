@@ -27,11 +27,16 @@ public struct SyncConfiguration: Sendable {
     /// that is not a valid ``SyncIdentifier`` is turned into one by
     /// ``SyncIdentifier/init(deriving:)``, always the same for the same text). `nil` (the default):
     /// the client the database is bound to, or for a database that never synced its own database
-    /// id (``LocalStore/databaseID``, a UUID kept in the database): the same at every launch, and
-    /// a copy of the database moved to another device must be given a client of its own.
+    /// id (``LocalStore/databaseID``, a UUID kept in the database): the same at every launch.
+    ///
+    /// The binding travels with the file: a copy of the database (a backup restored on a second
+    /// device while the first one goes on) would sync as the same client, and two databases
+    /// syncing as one client do not converge. If your app's databases can be copied that way,
+    /// give each device its own id here from the start (one kept outside the database, such as
+    /// in the device's preferences): a database bound to another client is refused.
     public var clientID: String?
-    /// This client's description for people (in listings of clients); `nil` (the default): the
-    /// client text given, else the host's name.
+    /// This client's description for people (in listings of clients, stored on the remote); `nil`
+    /// (the default): the client text given, else the host's name.
     public var clientDescription: String?
     /// Stored with the document if this client creates it.
     public var documentDescription = ""
@@ -50,8 +55,9 @@ public struct SyncConfiguration: Sendable {
     /// holds, when the database's connection is configured to fail at once (GRDB's default
     /// `busyMode`, `.immediateError`, with which every sync would fail with `SQLITE_BUSY` whenever
     /// the app, an extension or the `sqlite3` tool writes): `open` then gives the writer's
-    /// connection this busy timeout (`PRAGMA busy_timeout`). A connection with a busy mode of its
-    /// own is left as it is, and so is every connection when this is `nil`. 30 s by default.
+    /// connection this busy timeout (`PRAGMA busy_timeout`; a `DatabasePool`'s readers are left as
+    /// they are). A connection with a busy mode or a `PRAGMA busy_timeout` of its own is left as
+    /// it is, and so is every connection when this is `nil`. 30 s by default.
     public var busyTimeout: Duration? = .seconds(30)
 
     /// A configuration syncing `tables` for the application `applicationID`, with every default.
