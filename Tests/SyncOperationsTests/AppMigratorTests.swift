@@ -60,4 +60,43 @@ struct AppMigratorTests {
         let edited = Self.appMigrator(secondMigration: "ALTER TABLE note ADD COLUMN pinned INTEGER NOT NULL DEFAULT 1")
         #expect(try await database.read(edited.hasSchemaChangesIgnoringSync))
     }
+
+    /// GRDB's own `eraseDatabaseOnSchemaChange` counts RollingSync's tables and triggers as a
+    /// schema change (it sets aside only `grdb_` and `sqlite_` objects, by name), so it erases a
+    /// synced database at the next launch; the guide recommends `hasSchemaChangesIgnoringSync`
+    /// instead. An app that uses it anyway loses nothing it synced: the erased database opens as a
+    /// new client and its first sync brings every row back, with its ids.
+    @Test("an app using GRDB's eraseDatabaseOnSchemaChange gets every synced row back at the next sync")
+    func eraseOnSchemaChangeKeepsSyncedData() async throws {
+        let folder = try TemporaryDirectory()
+        let shared = try TemporaryDirectory()
+        let path = folder.url.appendingPathComponent("app.sqlite").path
+        func launch() async throws -> (DatabaseQueue, DocumentSyncManager) {
+            var migrator = DatabaseMigrator()
+            migrator.eraseDatabaseOnSchemaChange = true
+            migrator.registerMigration("v1") { db in
+                try db.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)")
+            }
+            let database = try DatabaseQueue(path: path)
+            try migrator.migrate(database)
+            let manager = try await DocumentSyncManager.open(
+                database: database, store: try FileRemoteStore(root: shared.url),
+                configuration: SyncConfiguration(applicationID: "com.example.notes", tables: ["note"])
+            )
+            return (database, manager)
+        }
+        let (first, firstManager) = try await launch()
+        try await first.write { db in try db.execute(sql: "INSERT INTO note (title) VALUES ('one'), ('two')") }
+        _ = try await firstManager.synchronize()
+        await firstManager.close()
+        try first.close()
+
+        let (second, secondManager) = try await launch()
+        #expect(try await second.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM note") } == 0, "GRDB erased the database")
+        let report = try await secondManager.synchronize()
+        #expect(report.appliedChanges == 2)
+        let rows = try await second.read { try Row.fetchAll($0, sql: "SELECT id, title FROM note ORDER BY id").map { "\($0)" } }
+        #expect(rows == ["[id:1 title:\"one\"]", "[id:2 title:\"two\"]"], "every synced row is back, with its id")
+        await secondManager.close()
+    }
 }
