@@ -322,6 +322,25 @@ struct GettingStartedTests {
         }
     }
 
+    @Test("the door opens a database written by the 2026-11-24 release with every default: its bound client and document, its unpushed edits")
+    func openTakesAReleaseDatabaseAsItIs() async throws {
+        let directory = try TemporaryDirectory()
+        let remote = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("notes.sqlite")
+        try FileManager.default.copyItem(at: SourceStructureTests.repository.appendingPathComponent("Tests/Fixtures/release-2026-11-24.sqlite"), to: file)
+        let database = try DatabaseQueue(path: file.path)
+        let boundClient = try await database.read { try String.fetchOne($0, sql: "SELECT value FROM rollingsync_cli_settings WHERE key = 'client-id'") }
+        let manager = try await DocumentSyncManager.open(
+            database: database, store: try FileRemoteStore(root: remote.url),
+            configuration: SyncConfiguration(applicationID: "com.example.release", tables: ["notes"])
+        )
+        #expect(manager.application.device.clientID.rawValue == boundClient, "the client the database is bound to")
+        #expect(manager.documentID.rawValue == "notebook", "the document it is bound to, not the default one")
+        let report = try await manager.synchronize()
+        #expect(report.pushedChanges == 2, "the release's unpushed edits went out")
+        await manager.close()
+    }
+
     @Test("one manager per database: a second one for the same file is refused until the first is closed or released")
     func oneManagerPerDatabase() async throws {
         let folder = try TemporaryDirectory()
