@@ -1,6 +1,7 @@
 import FileRemote
 import Foundation
 import GRDB
+import InMemoryRemote
 import RemoteProtocol
 import SyncCore
 import TestSupport
@@ -382,9 +383,8 @@ struct GettingStartedTests {
         while let event = await events.next() {
             if case .synced(_, .start) = event { break }
         }
-        weak let released = syncing
         syncing = nil
-        #expect(released == nil, "nothing else holds the manager")
+        while await events.next() != nil {}   // the events end: the manager was released, and its automatic sync with it
         _ = try await open(database)
         // Another database is not affected by any of this.
         let elsewhere = try DatabaseQueue()
@@ -396,9 +396,12 @@ struct GettingStartedTests {
     func openGivesABusyTimeout() async throws {
         let folder = try TemporaryDirectory()
         let shared = try TemporaryDirectory()
-        func busyTimeout(_ busyMode: Database.BusyMode?, configured: Duration?) async throws -> Int {
+        func busyTimeout(_ busyMode: Database.BusyMode?, prepared: Int? = nil, configured: Duration?) async throws -> Int {
             var grdb = Configuration()
             if let busyMode { grdb.busyMode = busyMode }
+            if let prepared {
+                grdb.prepareDatabase { db in try db.execute(sql: "PRAGMA busy_timeout = \(prepared)") }
+            }
             let database = try DatabaseQueue(path: folder.url.appendingPathComponent("\(UUID()).sqlite").path, configuration: grdb)
             try await database.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)") }
             var configuration = Self.configuration()
@@ -410,7 +413,48 @@ struct GettingStartedTests {
         #expect(try await busyTimeout(nil, configured: .seconds(30)) == 30_000, "GRDB's default, .immediateError")
         #expect(try await busyTimeout(nil, configured: .milliseconds(2_500)) == 2_500)
         #expect(try await busyTimeout(.timeout(5), configured: .seconds(30)) == 5_000, "the app's own timeout is kept")
+        #expect(try await busyTimeout(nil, prepared: 7_000, configured: .seconds(30)) == 7_000, "so is one set in prepareDatabase")
         #expect(try await busyTimeout(nil, configured: nil) == 0, "nil leaves the connection as it is")
+    }
+
+    @Test("close() lets a sync asked for before it finish, is idempotent, then refuses work and frees the database", .timeLimit(.minutes(10)))
+    func closeWaitsForASyncUnderWay() async throws {
+        let gate = Gate()
+        let store = GatedRemoteStore(base: InMemoryRemoteStore(), gate: gate)
+        let database = try DatabaseQueue()
+        try await database.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT); INSERT INTO note (title) VALUES ('one')") }
+        let manager = try await DocumentSyncManager.open(database: database, store: store, configuration: Self.configuration())
+        let sync = Task { try await manager.synchronize() }
+        await gate.untilEntered()   // the sync is under way, held writing its last-sync marker
+        let closes = Task {
+            async let first: Void = manager.close()
+            async let second: Void = manager.close()
+            _ = await (first, second)
+        }
+        await Task.yield()
+        await gate.open()
+        await closes.value
+        #expect(try await sync.value.pushedChanges == 1, "the sync asked for before close() ran whole")
+        await #expect { _ = try await manager.synchronize() } throws: { ($0 as? SyncError)?.code == .closed }
+        _ = try await DocumentSyncManager.open(database: database, store: InMemoryRemoteStore(), configuration: Self.configuration())
+    }
+
+    @Test("an AutomaticSync the app made ends when its manager is closed", .timeLimit(.minutes(10)))
+    func appsAutomaticSyncEndsAtClose() async throws {
+        let database = try DatabaseQueue()
+        try await database.write { try $0.execute(sql: "CREATE TABLE note (id INTEGER PRIMARY KEY, title TEXT)") }
+        let manager = try await DocumentSyncManager.open(database: database, store: InMemoryRemoteStore(), configuration: Self.configuration())
+        let automatic = AutomaticSync(manager: manager, configuration: AutomaticSyncConfiguration(pollInterval: .seconds(1), activePollInterval: .seconds(1)))
+        var events = automatic.events.makeAsyncIterator()
+        await automatic.start()
+        _ = await events.next()   // its start sync
+        await manager.close()
+        var failures = 0
+        while let event = await events.next() {   // ends at its next check, without reporting the closed manager as a failure
+            if case .failed = event { failures += 1 }
+        }
+        #expect(failures == 0)
+        await automatic.stop()
     }
 
     @Test("open publishes the rows of a table it registers for the first time, and only then")

@@ -1,4 +1,5 @@
 import GRDB
+import Synchronization
 
 /// Opt-in automatic synchronization of one document (TICoreDataSync's sync-after-save and remote
 /// polling): a sync shortly after local changes, and a cheap periodic check for other clients'
@@ -43,7 +44,8 @@ import GRDB
 ///   weakly), when the manager is released.
 /// - **Time** comes from the injected `Clock`, so tests drive it without sleeping.
 public actor AutomaticSync {
-    /// The events, for one reader; the stream ends at ``stop()``. It keeps the
+    /// The events, for one reader; the stream ends when the automatic sync does (``stop()``, the
+    /// manager closed, or a manager that owns it released). It keeps the
     /// ``eventsKept`` newest events the reader has not taken yet (an app that never reads them
     /// costs no memory).
     public nonisolated let events: AsyncStream<AutomaticSyncEvent>
@@ -60,9 +62,12 @@ public actor AutomaticSync {
     private let clock: any Clock<Duration>
     private let eventSink: AsyncStream<AutomaticSyncEvent>.Continuation
     private var tasks: [Task<Void, Never>] = []
-    private var observation: AnyDatabaseCancellable?
+    private var observation: ObservationHandle?
     private var knownPublications: RemotePublications?
+    private var started = false
     private var stopped = false
+    /// The running or finished ``stop()``, which later calls wait for.
+    private var stopping: Task<Void, Never>?
     /// Counts syncs that applied or pushed something, so the check loop notices activity.
     private var activity = 0
     /// The check loop's sleep while it can be woken early (by a local sync that pushed, or a
@@ -77,8 +82,8 @@ public actor AutomaticSync {
     /// The check loop's current wait: at most this long until the next check.
     private var checkDelay = Duration.zero
 
-    /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``. It keeps
-    /// `manager` alive until ``stop()``.
+    /// Prepares automatic sync of `manager`'s document; nothing runs before ``start()``. It holds
+    /// `manager` for as long as it exists.
     public init(
         manager: DocumentSyncManager,
         configuration: AutomaticSyncConfiguration = AutomaticSyncConfiguration(),
@@ -121,14 +126,26 @@ public actor AutomaticSync {
 
     /// Starts: one sync now, then the loops. Calling it while running, or after ``stop()``
     /// (an instance runs once; create another to start again), does nothing.
-    public func start() {
-        guard tasks.isEmpty, !stopped else { return }
+    public func start() async {
+        guard !started, !stopped else { return }
+        started = true
         let (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        observation = DatabaseRegionObservation(tracking: LocalStore.changeLogRegion).start(
-            in: localStore.writer,
-            onError: { _ in signal.finish() },
-            onChange: { _ in signal.yield() }
-        )
+        let localStore = localStore
+        // Starting the observation waits for the writer: off the cooperative pool.
+        let observation = try? await localStore.perform {
+            ObservationHandle(
+                DatabaseRegionObservation(tracking: LocalStore.changeLogRegion).start(
+                    in: localStore.writer,
+                    onError: { _ in signal.finish() },
+                    onChange: { _ in signal.yield() }
+                )
+            )
+        }
+        guard !stopped else {
+            observation?.cancel()
+            return
+        }
+        self.observation = observation
         tasks = [
             Task { await self.syncOnLocalChanges(signals) },
             Task { await self.poll() },
@@ -139,8 +156,15 @@ public actor AutomaticSync {
     }
 
     /// Stops the loops and the observation, waits for them (and a sync in progress) to end, and
-    /// finishes ``events``.
+    /// finishes ``events``. Calling it again waits for the first call to end.
     public func stop() async {
+        end()
+        await stopping?.value
+    }
+
+    /// Stops everything, waits for the loops (and a sync in progress, whose event is still
+    /// delivered), then finishes ``events``.
+    private func stopAndWait() async {
         stopped = true
         observation?.cancel()
         observation = nil
@@ -153,6 +177,11 @@ public actor AutomaticSync {
             await task.value
         }
         eventSink.finish()
+    }
+
+    /// The manager that owns this automatic sync was released: the loops end.
+    func managerReleased() {
+        end()
     }
 
     /// Syncs `delayAfterLocalChanges` after each signal of local changes if changes are pending,
@@ -319,16 +348,28 @@ public actor AutomaticSync {
         return true
     }
 
-    /// Ends the loops and the observation and finishes ``events`` without waiting (the manager
-    /// was closed or released): ``stop()`` from inside. Idempotent.
+    /// Starts stopping without waiting (``stop()`` waits): from inside when the manager was closed
+    /// or released, or from ``stop()``. Idempotent.
     private func end() {
-        guard !stopped else { return }
+        guard stopping == nil else { return }
         stopped = true
-        observation?.cancel()
-        observation = nil
-        for task in tasks {
-            task.cancel()
+        stopping = Task { await self.stopAndWait() }
+    }
+}
+
+/// The observation of the change log: started off the cooperative pool, cancelled from the actor.
+private final class ObservationHandle: Sendable {
+    private let cancellable: Mutex<AnyDatabaseCancellable?>
+
+    init(_ cancellable: consuming sending AnyDatabaseCancellable) {
+        self.cancellable = Mutex(cancellable)
+    }
+
+    /// Ends the observation; idempotent.
+    func cancel() {
+        cancellable.withLock { cancellable in
+            cancellable?.cancel()
+            cancellable = nil
         }
-        eventSink.finish()
     }
 }

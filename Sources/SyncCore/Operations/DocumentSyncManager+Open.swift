@@ -52,18 +52,39 @@ extension DocumentSyncManager {
         store: any RemoteStore,
         configuration: SyncConfiguration
     ) async throws -> DocumentSyncManager {
-        try await open(database: database, store: store, owningStore: false, configuration: configuration)
+        let applicationID = try await check(configuration, on: database)
+        let claim = try DatabaseClaim(database)
+        return try await open(database: database, claim: claim, applicationID: applicationID, store: store, owningStore: false, configuration: configuration)
     }
 
-    /// ``open(database:store:configuration:)``; `owningStore` makes `store` the manager's to close.
+    /// ``open(database:store:configuration:)`` once the configuration is checked and the database
+    /// claimed; `owningStore` makes `store` the manager's to close. A failure releases the claim
+    /// at once (an app may try again right away).
     private static func open(
         database: any DatabaseWriter,
+        claim: DatabaseClaim,
+        applicationID: SyncIdentifier,
         store: any RemoteStore,
         owningStore: Bool,
         configuration: SyncConfiguration
     ) async throws -> DocumentSyncManager {
-        let applicationID = try await check(configuration, on: database)
-        let claim = try DatabaseClaim(database)
+        do {
+            return try await bind(database, claim: claim, applicationID: applicationID, store: store, owningStore: owningStore, configuration: configuration)
+        } catch {
+            claim.release()
+            throw error
+        }
+    }
+
+    /// Steps 2 to 4 of ``open(database:store:configuration:)``.
+    private static func bind(
+        _ database: any DatabaseWriter,
+        claim: DatabaseClaim,
+        applicationID: SyncIdentifier,
+        store: any RemoteStore,
+        owningStore: Bool,
+        configuration: SyncConfiguration
+    ) async throws -> DocumentSyncManager {
         if let timeout = configuration.busyTimeout {
             try await giveBusyTimeout(timeout, to: database, logger: configuration.logger)
         }
@@ -104,9 +125,9 @@ extension DocumentSyncManager {
     ///     configuration: SyncConfiguration(applicationID: "com.example.notes", tables: ["note"]))
     /// ```
     ///
-    /// The identifiers and tables are checked before the store is opened (an SFTP or WebDAV store
-    /// connects, so this needs the remote to be reachable); a failure after that closes the store,
-    /// and so does the manager's ``close()``.
+    /// The identifiers and tables are checked, and the database claimed, before the store is
+    /// opened (an SFTP or WebDAV store connects, so this needs the remote to be reachable); a
+    /// failure after that closes the store, and so does the manager's ``close()``.
     ///
     /// - Parameters:
     ///   - database: the application's database (a GRDB `DatabaseQueue` or `DatabasePool`).
@@ -126,10 +147,17 @@ extension DocumentSyncManager {
         registry: RemoteStoreRegistry = .shared,
         configuration: SyncConfiguration
     ) async throws -> DocumentSyncManager {
-        _ = try await check(configuration, on: database)
-        let store = try await registry.makeStore(for: RemoteStoreConfiguration(url: url, secrets: secrets))
+        let applicationID = try await check(configuration, on: database)
+        let claim = try DatabaseClaim(database)
+        let store: any RemoteStore
         do {
-            return try await open(database: database, store: store, owningStore: true, configuration: configuration)
+            store = try await registry.makeStore(for: RemoteStoreConfiguration(url: url, secrets: secrets))
+        } catch {
+            claim.release()
+            throw error
+        }
+        do {
+            return try await open(database: database, claim: claim, applicationID: applicationID, store: store, owningStore: true, configuration: configuration)
         } catch {
             await store.close()
             throw error

@@ -119,6 +119,9 @@ public actor DocumentSyncManager {
 
     deinit {
         broadcaster.finish()
+        if let automaticSync {
+            Task { await automaticSync.managerReleased() }
+        }
     }
 
     /// True once a registration with the remote document completed.
@@ -159,7 +162,7 @@ public actor DocumentSyncManager {
         }
         let id = nextSyncID
         nextSyncID += 1
-        let task = Task { try await self.afterEarlierOperations { try await self.startSync(id) } }
+        let task = chained { try await self.startSync(id) }
         queuedSync = (id, task)
         return try await task.value
     }
@@ -172,13 +175,15 @@ public actor DocumentSyncManager {
         return try await performSync()
     }
 
-    /// Stops the automatic sync (if ``open(database:store:configuration:)`` started one), lets the
-    /// operations already asked for end, closes the store `open` made from a URL, and releases the
-    /// database, so that another manager may open it. Operations asked for afterwards throw
-    /// ``SyncError/Code/closed``. Calling it again waits for the first call to end.
+    /// Refuses new operations (they throw ``SyncError/Code/closed``), stops the automatic sync
+    /// (if ``open(database:store:configuration:)`` started one), lets the operations asked for
+    /// before it end, closes the store `open` made from a URL, and releases the database, so that
+    /// another manager may open it. Calling it again waits for the first call to end. Do not await
+    /// it from inside an operation of this manager (a delegate's callback): it waits for that
+    /// operation.
     ///
-    /// A manager that is simply released releases its database too, automatic sync or not (the
-    /// automatic sync holds the manager weakly and ends with it), but only `close()` says when.
+    /// A manager that is simply released releases its database too, and its automatic sync ends
+    /// (it holds the manager weakly), but only `close()` says when.
     public func close() async {
         if let closing { return await closing.value }
         let task = Task { await self.shutDown() }
@@ -187,9 +192,9 @@ public actor DocumentSyncManager {
     }
 
     private func shutDown() async {
+        closed = true
         await automaticSync?.stop()
         automaticSync = nil
-        closed = true
         await lastOperation?.value
         await ownedStore?.close()
         ownedStore = nil
@@ -219,21 +224,19 @@ public actor DocumentSyncManager {
         _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         try refuseIfClosed()
-        return try await afterEarlierOperations(body)
+        return try await chained(body).value
     }
 
-    /// Runs `body` after every operation started before it has ended, closed or not (for an
-    /// operation accepted before ``close()``).
-    private func afterEarlierOperations<Result: Sendable>(
-        _ body: @escaping @Sendable () async throws -> Result
-    ) async throws -> Result {
+    /// Puts `body` at the end of the queue of operations at once (before this call returns, so
+    /// that ``close()`` waits for it): it starts after every operation queued before it.
+    private func chained<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) -> Task<Result, any Error> {
         let previous = lastOperation
         let task = Task<Result, any Error> {
             await previous?.value
             return try await body()
         }
         lastOperation = Task { _ = try? await task.value }
-        return try await task.value
+        return task
     }
 
     /// A sync, logged: its start, the schema changes it followed, and how it ended (see
