@@ -53,7 +53,14 @@ struct IntegerKeySimulationTests {
 
     static var steps: Int { ProcessInfo.processInfo.environment["ROLLSYNC_SIMULATION_SEEDS"] != nil ? 400 : 120 }
 
-    @Test("clients converge through global identities, no id moves, nothing lost or resurrected", .timeLimit(.minutes(10)), arguments: seeds)
+    /// A case's time limit: 10 minutes, or a long run's (all its cases start at once and share the
+    /// machine, so each takes far longer than alone).
+    static var timeLimitMinutes: Int { ProcessInfo.processInfo.environment["ROLLSYNC_SIMULATION_SEEDS"] != nil ? 600 : 10 }
+
+    @Test(
+        "clients converge through global identities, no id moves, nothing lost or resurrected",
+        .timeLimit(.minutes(timeLimitMinutes)), arguments: seeds
+    )
     func clientsConverge(seed: UInt64) async throws {
         try await IntegerKeySimulation(seed: seed, steps: Self.steps).run()
     }

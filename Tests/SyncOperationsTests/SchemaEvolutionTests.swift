@@ -83,6 +83,32 @@ struct SchemaEvolutionTests {
         try await Self.converge([anna, ben, cleo])
     }
 
+    /// Found by the schema-migration simulation at 200 seeds (seed 8, 500 steps): a set held back
+    /// for a newer schema created a row another client then changed; the change arrived first, was
+    /// ignored as a change of a missing row, and the older creation won when it came. Now such a
+    /// change waits with the held sets.
+    @Test("a change to a row whose creation is held back for a newer schema waits for it, and wins once it is there")
+    func changeOfARowCreatedInAHeldBackSetWaits() async throws {
+        let (anna, ben, cleo) = try await Self.clients()
+        try anna.execute(Self.addPriority)
+        try anna.execute("INSERT INTO note VALUES ('n', 'created by anna', NULL, 5)")
+        try await anna.sync()
+        try ben.execute(Self.addPriority)
+        try await ben.sync()
+        try ben.execute("UPDATE note SET title = 'changed by ben' WHERE id = 'n'")
+        try await ben.sync()
+
+        let held = try await cleo.sync()
+        #expect(Self.upgradeWarnings(held).map(\.0) == ["note"], "anna's set needs priority")
+        #expect(held.warnings.contains { if case .waitsForHeldBackSets(_, let client, _) = $0 { client == ben.name } else { false } }, "\(held.warnings)")
+        #expect(try cleo.count("note") == 1, "neither the creation nor the change is applied yet")
+        try cleo.execute(Self.addPriority)
+        let caughtUp = try await cleo.sync()
+        #expect(!caughtUp.warnings.contains { if case .waitsForHeldBackSets = $0 { true } else { false } })
+        #expect(try cleo.value("SELECT title FROM note WHERE id = 'n'") == "changed by ben".databaseValue, "the later change wins")
+        try await Self.converge([anna, ben, cleo])
+    }
+
     @Test("a table added after set-up publishes its existing rows; removing one stops its capture")
     func addAndRemoveTables() async throws {
         let (anna, ben, _) = try await Self.clients()

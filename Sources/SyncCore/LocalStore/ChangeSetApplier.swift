@@ -14,7 +14,9 @@ import GRDB
 ///   decided by the resolver; a local edit that loses (or has the same value as a newer remote
 ///   write) is superseded and no longer pending (see `merge`). Without a local edit, the value
 ///   is written unless this database already knows a newer write of that cell
-///   (``LastWriterWins`` on clock, then database id), in which case it is counted as stale. An update for a missing row is ignored with a warning.
+///   (``LastWriterWins`` on clock, then database id), in which case it is counted as stale. An update for a missing row is ignored with a warning,
+///   or, while other sets are held back and the row was never seen here (no tombstone), throws
+///   ``UpdateOfUnseenRow`` so that the set waits for them (Docs/Conflicts.md, "Order across clients").
 /// - **Delete** removes the row (missing rows are fine), discards the row's unpushed local changes
 ///   with a warning, and leaves a tombstone.
 /// - **References**: the apply runs with foreign keys off; ``finish()`` settles the references the
@@ -38,6 +40,9 @@ struct ChangeSetApplier {
     private let hasPendingChanges: Bool
     private let setNumber: Int64
     private let isLate: Bool
+    /// Whether an update of a row never seen here throws ``UpdateOfUnseenRow`` (other sets are held
+    /// back) instead of being ignored.
+    private let holdsUpdatesOfUnseenRows: Bool
     private(set) var report: ApplyReport
     /// Prepared statements by purpose, table and columns, so that no SQL is built per change.
     private var statements: [StatementKey: Statement] = [:]
@@ -139,12 +144,14 @@ struct ChangeSetApplier {
         header: ChangeSetHeader,
         setNumber: Int64,
         isLate: Bool,
+        holdsUpdatesOfUnseenRows: Bool = false,
         localDatabaseID: String,
         resolver: ConflictResolver
     ) throws {
         self.db = db
         self.setNumber = setNumber
         self.isLate = isLate
+        self.holdsUpdatesOfUnseenRows = holdsUpdatesOfUnseenRows
         self.localDatabaseID = localDatabaseID
         remoteDatabaseID = header.databaseID
         self.resolver = resolver
@@ -264,6 +271,14 @@ struct ChangeSetApplier {
         }
         guard let clock = try Int64.fetchOne(statement, arguments: [table.id, key]) else { return false }
         return RowMerge.deletionWins(tombstone: HLCTimestamp(rawValue: UInt64(bitPattern: clock)), over: change.kind, at: change.clock)
+    }
+
+    /// Whether this database knows `key` of `table` was deleted (a tombstone, whatever its clock).
+    private mutating func hasTombstone(table: SyncedTable, key: DatabaseValue) throws -> Bool {
+        let statement = try statement(StatementKey(purpose: .tombstone)) {
+            "SELECT clock FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?"
+        }
+        return try Int64.fetchOne(statement, arguments: [table.id, key]) != nil
     }
 
     /// Forgets the tombstone of a key created again (see ``isTombstoned(table:key:against:)``), so
@@ -419,6 +434,9 @@ struct ChangeSetApplier {
             )
             guard written else { return }
             guard db.changesCount == 1 else {
+                if holdsUpdatesOfUnseenRows, try !hasTombstone(table: table, key: change.key) {
+                    throw UpdateOfUnseenRow(table: table.name, key: change.key)
+                }
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
             }

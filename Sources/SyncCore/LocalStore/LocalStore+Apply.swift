@@ -48,22 +48,27 @@ extension LocalStore {
     /// Applies a set the caller has just verified with ``ChangeSetReader/verifiedContents(ofFileAt:)``
     /// (a sync verifies each set as it is downloaded), sparing a second verification pass; the
     /// apply pass still checks the trailer against `verified` and rolls back on any difference.
-    func applyChangeSet(at url: URL, verified: ChangeSetReader.VerifiedContents, resolver: ConflictResolver) throws -> ApplyReport {
-        try apply(at: url, resolver: resolver, then: .commit, verified: verified)
+    ///
+    /// With `holdingUpdatesOfUnseenRows` (other sets are held back), an update of a row never seen
+    /// here throws ``UpdateOfUnseenRow`` and nothing is applied, instead of being ignored.
+    func applyChangeSet(
+        at url: URL, verified: ChangeSetReader.VerifiedContents, resolver: ConflictResolver, holdingUpdatesOfUnseenRows: Bool = false
+    ) throws -> ApplyReport {
+        try apply(at: url, resolver: resolver, then: .commit, verified: verified, holdingUpdatesOfUnseenRows: holdingUpdatesOfUnseenRows)
     }
 
     /// Verifies the set (unless `verified`), then applies it in one immediate transaction with
     /// foreign keys off, which ends with `completion` (commit, or rollback for a preview).
     private func apply(
         at url: URL, resolver: ConflictResolver, then completion: Database.TransactionCompletion,
-        verified: ChangeSetReader.VerifiedContents? = nil
+        verified: ChangeSetReader.VerifiedContents? = nil, holdingUpdatesOfUnseenRows: Bool = false
     ) throws -> ApplyReport {
         let contents = try verified ?? ChangeSetReader.verifiedContents(ofFileAt: url)
         let summary = contents.summary
         return try withForeignKeysOff { db in
             var report: ApplyReport?
             try db.inTransaction(.immediate) {
-                report = try apply(contents, from: url, resolver: resolver, in: db)
+                report = try apply(contents, from: url, resolver: resolver, holdingUpdatesOfUnseenRows: holdingUpdatesOfUnseenRows, in: db)
                 return completion
             }
             return report ?? ApplyReport(setID: summary.header.setID, databaseID: summary.header.databaseID, wasAlreadyApplied: true)
@@ -78,7 +83,9 @@ extension LocalStore {
 
     /// Applies a verified set; its kinds (from the verification pass) spare the passes of absent
     /// kinds, and its oldest clock tells whether it is late.
-    private func apply(_ contents: ChangeSetReader.VerifiedContents, from url: URL, resolver: ConflictResolver, in db: Database) throws -> ApplyReport {
+    private func apply(
+        _ contents: ChangeSetReader.VerifiedContents, from url: URL, resolver: ConflictResolver, holdingUpdatesOfUnseenRows: Bool, in db: Database
+    ) throws -> ApplyReport {
         let summary = contents.summary
         let kinds = contents.kinds
         let header = summary.header
@@ -109,6 +116,7 @@ extension LocalStore {
                 header: header,
                 setNumber: setNumber,
                 isLate: isLate,
+                holdsUpdatesOfUnseenRows: holdingUpdatesOfUnseenRows,
                 localDatabaseID: databaseID,
                 resolver: resolver
             )

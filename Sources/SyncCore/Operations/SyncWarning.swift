@@ -23,6 +23,12 @@ public enum SyncWarning: Sendable, Equatable, CustomStringConvertible {
     /// later sets of the same client (to keep their order); everything else was applied and local
     /// changes pushed. Once the application migrates its schema, the next sync applies them.
     case upgradeRequired(table: String, column: String?, fromClient: SyncIdentifier, fileName: String)
+    /// A change set was not applied because it changes a row this database has not received, and
+    /// change sets of other clients are held back (unreadable, or needing a newer schema), one of
+    /// which may create that row: applying it now would let the row's older creation win when it
+    /// arrives. It waits with them, and so do the later sets of the same client; everything else
+    /// was applied.
+    case waitsForHeldBackSets(fileName: String, fromClient: SyncIdentifier, reason: String)
     /// The remote document was recreated since this database last registered (its integrity key
     /// changed); local data and unpushed changes were kept and the new key adopted.
     case documentWasReset(SyncIdentifier)
@@ -47,6 +53,8 @@ extension SyncWarning {
             warning.description(from: nil)
         case .unreadableChangeSet(let fileName, let client, let reason):
             "change set \(fileName) of \(client) could not be read and was skipped: \(reason)"
+        case .waitsForHeldBackSets(let fileName, let client, let reason):
+            "change set \(fileName) of \(client) waits for change sets held back before it: \(reason)"
         case .documentWasReset(let document):
             "document \(document) was recreated; local data was kept and registered again"
         case .clientWasRemoved(let document):

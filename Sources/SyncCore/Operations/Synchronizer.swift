@@ -178,9 +178,22 @@ struct Synchronizer: Sendable {
                             // The resolver and the report see the clients the app chose, not only database ids.
                             let (own, writer, appResolver) = (clientID, set.client, resolver)
                             let resolver = ConflictResolver { try appResolver.resolve($0.between(local: own, remote: writer)) }
-                            var applied = try await local { try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver) }
+                            // While sets are held back, an update of a row never seen here waits
+                            // with them: the row's creation may be in one of them.
+                            let holding = !heldBack.isEmpty
+                            var applied = try await local {
+                                try localStore.applyChangeSet(at: file.url, verified: contents, resolver: resolver, holdingUpdatesOfUnseenRows: holding)
+                            }
                             applied.conflicts = applied.conflicts.map { .init(conflict: $0.conflict.between(local: own, remote: writer), resolution: $0.resolution) }
                             record(applied, from: set.client, into: &report)
+                        } catch let error as SyncError where error.underlying is UpdateOfUnseenRow {
+                            report.warnings.append(
+                                .waitsForHeldBackSets(fileName: set.name.fileName, fromClient: set.client, reason: error.underlying.map { "\($0)" } ?? "")
+                            )
+                            logger.notice("change set held back: it changes a row a held-back set may create", metadata: [
+                                "set": "\(set.name.fileName)", "client": "\(set.client)",
+                            ])
+                            heldBack.insert(set.client)
                         } catch let error as SyncError where error.underlying is ChangeSetFormatError {
                             // Damage only the apply can see (a composite key that is not one): the
                             // apply rolled back; the set is held back like one that cannot be read.
