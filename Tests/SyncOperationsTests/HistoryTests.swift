@@ -191,6 +191,48 @@ struct HistoryTests {
         #expect(try Self.dump(before) == ["note [id:\"n1\" folder_id:NULL title:\"before\" body:NULL rank:1 priority:0]"])
     }
 
+    /// Found by the schema-migration simulation at 200 seeds (seed 31, 500 steps): a replayed
+    /// deletion made the reference rule clear a reference the base whole store still held, and
+    /// the cleared value took the clock of the moment of the restore, so it won over every later
+    /// write of that cell. Its clock is now that point of the history.
+    @Test("a reference a replayed deletion clears in a restore loses to later writes, as on the clients")
+    func restoredRuleEffectsKeepTheirPlaceInHistory() async throws {
+        let schema = """
+            CREATE TABLE folder (id TEXT PRIMARY KEY NOT NULL, name TEXT);
+            CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, folder_id TEXT REFERENCES folder(id) ON DELETE SET NULL, title TEXT);
+            """
+        let remote = try TestRemote(.memory)
+        let anna = try TestClient("anna", remote: remote.store, schema: schema, tables: ["folder", "note"])
+        let ben = try TestClient("ben", remote: remote.store, schema: schema, tables: ["folder", "note"])
+        try anna.execute("INSERT INTO folder VALUES ('f', 'first'), ('g', 'second'); INSERT INTO note VALUES ('n', NULL, 'note')")
+        for client in [anna, ben, anna] { try await client.sync() }
+        let addPriority: @Sendable (Database) throws -> Void = { db in try db.execute(sql: "ALTER TABLE note ADD COLUMN priority INTEGER DEFAULT 0") }
+
+        // Anna migrates and deletes f; Ben, not migrated, holds her set back, files n in f and
+        // uploads a whole store that still has f.
+        _ = try anna.localStore.changeSchema(addPriority)
+        try anna.execute("UPDATE note SET priority = 2 WHERE id = 'n'; DELETE FROM folder WHERE id = 'f'")
+        try await anna.sync()
+        try ben.execute("UPDATE note SET folder_id = 'f' WHERE id = 'n'")
+        _ = try await ben.manager.uploadWholeStore()
+        // Ben migrates: the deletion arrives and clears his reference; then Anna files n in g.
+        _ = try ben.localStore.changeSchema(addPriority)
+        try await ben.sync()
+        try await anna.sync()
+        try anna.execute("UPDATE note SET folder_id = 'g' WHERE id = 'n'")
+        for client in [anna, ben, anna, ben] { try await client.sync() }
+        #expect(try anna.value("SELECT folder_id FROM note WHERE id = 'n'") == "g".databaseValue)
+        #expect(try ben.value("SELECT folder_id FROM note WHERE id = 'n'") == "g".databaseValue)
+
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("present.sqlite")
+        let report = try await ben.manager.restore(.at(Date()), to: file)
+        #expect(report.base != nil, "the replay starts from Ben's whole store, which still has f")
+        let restored = try DatabaseQueue(path: file.path)
+        #expect(try await restored.read { try String.fetchOne($0, sql: "SELECT folder_id FROM note WHERE id = 'n'") } == "g", "the present, as every client has it")
+        try restored.close()
+    }
+
     @Test("verify while clients sync, upload whole stores and vacuum finds no problem", arguments: [false, true])
     func verifyWhileOthersWork(deep: Bool) async throws {
         let remote = try TestRemote(.memory)

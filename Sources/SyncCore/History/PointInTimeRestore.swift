@@ -63,7 +63,10 @@ public struct RestoreReport: Sendable, Equatable, Codable {
 ///    per cell, the same data rules), so the result is the state any client holds once it has
 ///    applied exactly those sets. A row the rules removed during the replay that no set deletes is
 ///    put back afterwards: every client that removed a row by a rule pushed the deletion, so a
-///    removal without one comes from the replay's order, not from the history. That is a cut by clock: a set an offline client pushes later
+///    removal without one comes from the replay's order, not from the history. What the rules
+///    change during the replay (a reference cleared) takes the clock of its place in the history,
+///    just after the set that caused it, never the time of the restore, so later writes of the
+///    same cell still win. That is a cut by clock: a set an offline client pushes later
 ///    with older clocks joins the moments it was made at, though nobody had it then.
 /// 3. **Publish**: the file is made an unbound database (a fresh RollingSync client id, no change
 ///    log, no registration, as ``ApplicationSyncManager/downloadWholeStore(of:from:to:)`` leaves
@@ -213,7 +216,11 @@ struct PointInTimeRestore: Sendable {
             let applied: ApplyReport
             do {
                 applied = try await fetcher.withFetched(set.name, of: set.client) { url, contents in
-                    try store.applyChangeSet(at: url, verified: contents, resolver: .lastWriterWins)
+                    let applied = try store.applyChangeSet(at: url, verified: contents, resolver: .lastWriterWins)
+                    // What the rules did belongs at this point of the history, not at the time
+                    // of the restore, or it would win over every later write it meets.
+                    try store.stampReplayEffects()
+                    return applied
                 }
             } catch let unreadable as ChangeSetFetcher.Unreadable {
                 let failure = SyncError(

@@ -54,6 +54,15 @@ enum ChangeLog {
         return try Int64.fetchOne(db, sql: "SELECT max(seq) FROM rollingsync_changes")
     }
 
+    /// Stamps every unstamped log row just after the newest clock known here, whatever the wall
+    /// clock says (the epoch as their wall time): for the effects of the data rules during a
+    /// replay of the history (a restore), which belong at that point of the history. Stamped with
+    /// the time of the restore, they would be newer than every later write they meet.
+    static func stampAtKnownClock(in db: Database) throws {
+        try db.execute(sql: "UPDATE rollingsync_changes SET wall = 2440587.5 WHERE clock IS NULL")
+        try stamp(in: db)
+    }
+
     /// Advances the state clock past a clock seen elsewhere (the HLC receive rule). Stamp the log
     /// first, so that earlier local changes keep their earlier clocks.
     static func observe(_ clock: HLCTimestamp, in db: Database) throws {

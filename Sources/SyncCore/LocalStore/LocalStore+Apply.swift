@@ -75,6 +75,12 @@ extension LocalStore {
         }
     }
 
+    /// Gives the changes the data rules made while a change set was replayed (a restore) the clock
+    /// of that point of the history (``ChangeLog/stampAtKnownClock(in:)``).
+    func stampReplayEffects() throws {
+        try writer.write { db in try ChangeLog.stampAtKnownClock(in: db) }
+    }
+
     /// The conflicts between a change set and the unpushed local edits (same column of the same row,
     /// different values), without applying anything.
     package func conflicts(inChangeSetAt url: URL) throws -> [Conflict] {
