@@ -40,7 +40,7 @@ extension FileRemoteStore {
         guard path.hasPrefix("/") else {
             throw refuse(path.isEmpty ? "the path is empty" : "the path '\(path)' is relative")
         }
-        guard !path.contains("\0") else {
+        guard !path.utf8.contains(0) else {
             throw refuse("the path contains a NUL character")
         }
         return path

@@ -49,10 +49,13 @@ public struct RemotePath: Hashable, Sendable, Comparable {
             self = .root
             return
         }
-        if string.hasPrefix("/") {
+        // Split and checked on UTF-8 bytes, never on `Character`s: a combining mark after `/`
+        // makes one character of both, which a character comparison does not see as `/`.
+        if string.utf8.first == Self.separator {
             throw Self.invalid(string, "absolute paths are not allowed; paths are relative to the store's root")
         }
-        let parts = string.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = string.utf8.split(separator: Self.separator, omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         try self.init(components: parts, original: string)
     }
 
@@ -71,22 +74,27 @@ public struct RemotePath: Hashable, Sendable, Comparable {
         self.init(validated: normalised)
     }
 
+    /// The byte of `/`, which separates components.
+    private static let separator = UInt8(ascii: "/")
+
     /// Returns the NFC form of `part`, nothing for `.`, or throws for anything invalid.
+    ///
+    /// Compared byte by byte (a combining mark after NUL or `/` must not hide them).
     private static func validatedComponent(_ part: String, in original: String) throws -> [String] {
-        switch part {
-        case "":
+        let bytes = part.utf8
+        if bytes.isEmpty {
             throw invalid(original, "empty path components (as in 'a//b' or a trailing '/') are not allowed")
-        case ".":
-            return []
-        case "..":
-            throw invalid(original, "'..' is not allowed in a remote path")
-        default:
-            break
         }
-        if part.contains("\0") {
+        if bytes.elementsEqual(".".utf8) {
+            return []
+        }
+        if bytes.elementsEqual("..".utf8) {
+            throw invalid(original, "'..' is not allowed in a remote path")
+        }
+        if bytes.contains(0) {
             throw invalid(original, "NUL characters are not allowed in a remote path")
         }
-        if part.contains("/") {
+        if bytes.contains(separator) {
             throw invalid(original, "a path component cannot contain '/'")
         }
         let nfc = part.precomposedStringWithCanonicalMapping
@@ -190,6 +198,10 @@ extension RemotePath: Codable {
 extension String {
     /// The string with NUL shown as `\0`, so error messages stay printable.
     fileprivate var debugDescriptionWithoutNUL: String {
-        replacingOccurrences(of: "\0", with: "\\0")
+        var shown = String.UnicodeScalarView()
+        for scalar in unicodeScalars {
+            if scalar == "\0" { shown.append(contentsOf: #"\0"#.unicodeScalars) } else { shown.append(scalar) }
+        }
+        return String(shown)
     }
 }

@@ -316,7 +316,7 @@ public final class WebDAVRemoteStore: RemoteStore {
 
     /// Deletes one temporary file; a missing one is success.
     public func deleteTemporaryFile(_ file: TemporaryFile) async throws {
-        guard file.name.hasPrefix(RemotePath.reservedTemporaryPrefix), !file.name.contains("/") else {
+        guard file.name.hasPrefix(RemotePath.reservedTemporaryPrefix), !file.name.utf8.contains(UInt8(ascii: "/")) else {
             throw RemoteStoreError(.invalidPath, path: file.directory, message: "'\(file.name)' is not the name of a temporary file")
         }
         _ = try await client.send(

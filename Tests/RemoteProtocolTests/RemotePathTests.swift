@@ -49,6 +49,27 @@ struct RemotePathTests {
         await expectCode(.invalidPath) { _ = try RemotePath(components: ["a/b"]) }
     }
 
+    /// A combining mark after `/` or NUL makes one Swift `Character` of both, so a check that
+    /// compares characters misses them (found by fuzzing `RemotePath`): `"../\u{301}x"` was one
+    /// component holding the bytes `../`, which a file backend's `openat` walks up. Paths are
+    /// split and checked on UTF-8 bytes.
+    @Test(arguments: [
+        "../\u{301}x", "a/\u{301}", "/\u{301}etc/passwd", "a\0\u{301}b", "./\u{301}", "..\u{301}/../x",
+    ])
+    func separatorsAndNULAreFoundWhateverFollowsThem(_ string: String) async throws {
+        do {
+            let path = try RemotePath(string)
+            for component in path.components {
+                #expect(!component.utf8.contains(UInt8(ascii: "/")) && !component.utf8.contains(0), "\(path.components)")
+                #expect(component != ".." && component != ".")
+            }
+            #expect(!string.utf8.starts(with: "/".utf8), "an absolute path was accepted: \(path.components)")
+        } catch let error as RemoteStoreError {
+            #expect(error.code == .invalidPath)
+        }
+        await expectCode(.invalidPath) { _ = try RemotePath(components: [string]) }
+    }
+
     @Test func singleDotsAreDropped() async throws {
         let dotted = "./a/./b/.", dot = "."
         #expect(try RemotePath(dotted) == "a/b")

@@ -154,7 +154,7 @@ extension FileSystemRoot {
 
     /// Removes the temporary file `name` in the directory at `path`; a missing one is success.
     func removeTemporaryFile(named name: String, in path: RemotePath) throws(RemoteStoreError) {
-        guard name.hasPrefix(RemotePath.reservedTemporaryPrefix), !name.contains("/") else {
+        guard name.hasPrefix(RemotePath.reservedTemporaryPrefix), !name.utf8.contains(UInt8(ascii: "/")) else {
             throw RemoteStoreError(.invalidPath, path: path, message: "'\(name)' is not the name of a temporary file")
         }
         let directory = try openExistingDirectory(at: path)

@@ -31,7 +31,7 @@ struct S3Key: Sendable {
         guard key.hasPrefix(base) else { return nil }
         var name = String(key.dropFirst(base.count))
         if name.hasSuffix("/") { name.removeLast() }
-        guard !name.isEmpty, !name.contains("/") else { return nil }
+        guard !name.isEmpty, !name.utf8.contains(UInt8(ascii: "/")) else { return nil }
         return try? directory.appending(RemotePath(components: [name]))
     }
 

@@ -80,7 +80,7 @@ extension SFTPConnection {
 
     /// Deletes a temporary file; a missing one is success.
     func deleteTemporaryFile(_ file: TemporaryFile) throws {
-        guard file.name.hasPrefix(RemotePath.reservedTemporaryPrefix), !file.name.contains("/") else {
+        guard file.name.hasPrefix(RemotePath.reservedTemporaryPrefix), !file.name.utf8.contains(UInt8(ascii: "/")) else {
             throw RemoteStoreError(.invalidPath, path: file.directory, message: "'\(file.name)' is not the name of a temporary file")
         }
         let directory = try serverPath(file.directory)
