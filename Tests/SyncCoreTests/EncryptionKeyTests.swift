@@ -60,6 +60,16 @@ struct EncryptionKeyTests {
         }
         #expect(ScryptParameters(log2N: 9, r: 8, p: 1) == nil)
         #expect(ScryptParameters(log2N: 14, r: 8, p: 1) != nil)
+        // Each bound alone allowed 16 GiB (2^22 × 32 × 128 bytes) and 16 times its work: the
+        // memory scrypt needs and its work are bounded as products.
+        hostile["scrypt"] = ["log2N": 22, "r": 32, "p": 1]
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(WrappedDataKey.self, from: JSONSerialization.data(withJSONObject: hostile))
+        }
+        #expect(ScryptParameters(log2N: 20, r: 16, p: 1) == nil, "2 GiB")
+        #expect(ScryptParameters(log2N: 20, r: 8, p: 4) == nil, "32 times the recommended work")
+        #expect(ScryptParameters(log2N: 20, r: 8, p: 1) != nil, "1 GiB")
+        #expect(ScryptParameters(log2N: 17, r: 8, p: 16) != nil, "16 times the recommended work")
     }
 
     @Test("key file names carry generation and key id, order by generation, and ignore foreign names")

@@ -7,8 +7,11 @@ import _CryptoExtras
 ///
 /// They are stored (with the salt) beside the wrapped key, so every client derives the same key
 /// whatever its own defaults; the client that sets or changes the password chooses them.
-/// Parameters read from the remote are accepted only within bounds (log2 N from 10 to 22, r from 1
-/// to 32, p from 1 to 16), so a damaged or hostile key file cannot make a client allocate gigabytes.
+/// Parameters read from the remote are accepted only within bounds, so a damaged or hostile key
+/// file cannot make a client allocate gigabytes or work for minutes: log2 N from 10 to 22, r from
+/// 1 to 32 and p from 1 to 16, *and* at most 1 GiB of memory (`128 · r · N` bytes) and at most
+/// `N · r · p = 2^24` block operations, sixteen times ``recommended`` (which needs 128 MiB and a
+/// quarter of a second).
 public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The base-2 logarithm of scrypt's cost `N` (memory and time grow as `2^log2N`).
     public let log2N: Int
@@ -33,9 +36,16 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
     /// The range of ``p`` accepted from a key file.
     package static let acceptedP = 1...16
 
-    /// Parameters within the accepted ranges; `nil` otherwise.
+    /// The most memory a derivation may need: `128 · r · N` bytes.
+    package static let maximumMemoryByteCount = 1 << 30
+    /// The most work a derivation may ask for, as `N · r · p`.
+    package static let maximumWork = 1 << 24
+
+    /// Parameters within the accepted ranges, memory and work (see the type); `nil` otherwise.
     public init?(log2N: Int, r: Int, p: Int) {
-        guard Self.acceptedLog2N.contains(log2N), Self.acceptedR.contains(r), Self.acceptedP.contains(p) else {
+        guard Self.acceptedLog2N.contains(log2N), Self.acceptedR.contains(r), Self.acceptedP.contains(p),
+            128 * r << log2N <= Self.maximumMemoryByteCount, r * p << log2N <= Self.maximumWork
+        else {
             return nil
         }
         self.init(checkedLog2N: log2N, r: r, p: p)
