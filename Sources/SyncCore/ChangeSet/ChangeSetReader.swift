@@ -281,7 +281,9 @@ package final class ChangeSetReader {
         }
         let bodyOffset = offset
         if length > UInt64(Self.chunkSize) {
-            var large = Data(capacity: Int(length))
+            // Grown as the bytes arrive, never reserved from the announced length alone: six bytes
+            // of a damaged file could otherwise reserve a gigabyte before the end is found.
+            var large = Data(capacity: Self.chunkSize)
             try readBody(length: Int(length)) { large.append(contentsOf: $0) }
             return .large(ByteCursor(large, streamOffset: bodyOffset))
         }
