@@ -25,8 +25,8 @@ enum PrivilegedFileSystem {
         guard let folder = try? TemporaryDirectory() else { return false }
         defer { folder.remove() }
         let path = folder.url.path(percentEncoded: false)
-        guard (try? chattr("+i", path)) != nil else { return false }
-        return (try? chattr("-i", path)) != nil
+        guard (try? setImmutable(true, path)) != nil else { return false }
+        return (try? setImmutable(false, path)) != nil
     }()
 
     /// Mounts a tmpfs of `size` (such as `"64k"`) at `folder`, runs `body`, then unmounts it.
@@ -64,8 +64,8 @@ enum PrivilegedFileSystem {
     /// runs `body`, then clears it.
     static func withImmutable<Result>(_ folder: URL, _ body: () async throws -> Result) async throws -> Result {
         let path = folder.path(percentEncoded: false)
-        try chattr("+i", path)
-        defer { try? chattr("-i", path) }
+        try setImmutable(true, path)
+        defer { try? setImmutable(false, path) }
         return try await body()
     }
 
@@ -80,15 +80,16 @@ enum PrivilegedFileSystem {
         }
     }
 
-    private static func chattr(_ flag: String, _ path: String) throws {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/chattr")
-        process.arguments = [flag, path]
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SetupError(description: "chattr \(flag) \(path) exited with \(process.terminationStatus)")
-        }
+    /// Sets or clears the immutable attribute of `path` as `chattr ±i` does (`FS_IOC_GETFLAGS`,
+    /// then `FS_IOC_SETFLAGS` with `FS_IMMUTABLE_FL`), without starting a process.
+    private static func setImmutable(_ immutable: Bool, _ path: String) throws {
+        let getFlags: UInt = 0x8008_6601, setFlags: UInt = 0x4008_6602, immutableFlag: Int32 = 0x10
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        try check(descriptor >= 0 ? 0 : -1, "open \(path)")
+        defer { close(descriptor) }
+        var flags: Int32 = 0
+        try check(ioctl(descriptor, getFlags, &flags), "read the attributes of \(path)")
+        flags = immutable ? flags | immutableFlag : flags & ~immutableFlag
+        try check(ioctl(descriptor, setFlags, &flags), "\(immutable ? "set" : "clear") the immutable attribute of \(path)")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Testing
+import TestSupport
 @testable import SyncCore
 
 @Suite("Change capture")
@@ -107,24 +108,17 @@ struct ChangeCaptureTests {
     }
 
     @Test("writes by the sqlite3 command-line tool are captured with a correct clock")
-    func sqliteToolIsCaptured() throws {
+    func sqliteToolIsCaptured() async throws {
         let database = try TemporaryDatabase()
-        try database.pool.write { db in
+        try await database.pool.write { db in
             try db.execute(sql: "INSERT INTO items (id, name) VALUES ('first', 'app')")
         }
         let appClock = try #require(try database.pendingChanges().first?.clock)
-        let tool = Process()
-        tool.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        tool.arguments = [
+        let tool = try await TestProcess.run("/usr/bin/sqlite3", [
             database.url.path,
             "INSERT INTO items (id, name, quantity) VALUES ('cli', 'from sqlite3', 7); UPDATE items SET name = 'cli edit' WHERE id = 'first';",
-        ]
-        let errors = Pipe()
-        tool.standardError = errors
-        try tool.run()
-        tool.waitUntilExit()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(tool.terminationStatus == 0, "sqlite3 failed: \(message)")
+        ])
+        #expect(tool.status == 0, "sqlite3 failed: \(tool.standardError)")
         let changes = try database.pendingChanges()
         let cli = try #require(changes.first { $0.key == "cli".databaseValue })
         #expect(cli.kind == .insert)

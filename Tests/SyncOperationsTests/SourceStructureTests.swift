@@ -73,6 +73,28 @@ struct SourceStructureTests {
         #expect(files.count > 50, "the sources were found")
     }
 
+    /// Foundation's `Process.run()` on Linux copies 256 bytes of each `/proc/self/fd` entry that
+    /// `readdir` returns, reading past glibc's buffer (AddressSanitizer found it in our test run;
+    /// swift-corelibs-foundation#5472, fixed after Swift 6.3.1): an intermittent crash of the
+    /// process that starts a child. Children are started with posix_spawn (TestSupport's
+    /// `TestProcess` and `SpawnedProcess`).
+    @Test("no source or test starts a process with Foundation's Process")
+    func noFoundationProcess() throws {
+        let construction = try Regex(#"\bProcess\(\)"#)
+        var offenders: [String] = []
+        var count = 0
+        for folder in ["Sources", "Tests", "Fuzz/Sources"] {
+            let root = Self.repository.appendingPathComponent(folder)
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+            for file in files where file.pathExtension == "swift" {
+                count += 1
+                if try String(contentsOf: file, encoding: .utf8).contains(construction) { offenders.append(file.lastPathComponent) }
+            }
+        }
+        #expect(offenders == [], "these files use Foundation's Process; use posix_spawn (TestProcess) instead")
+        #expect(count > 300, "the sources were found")
+    }
+
     @Test("only ChangeLog.swift writes the change log or turns capture off and on")
     func changeLogHasOneWriter() throws {
         let sources = Self.repository.appendingPathComponent("Sources")
