@@ -17,10 +17,12 @@ struct WebDAVTransferTests {
     /// trip runs in a child process (``webDAVRoundTripInChildProcess()``), where nothing else allocates.
     @Test func quarterGigabyteRoundTripsByteExactWithBoundedMemory() async throws {
         let report = try await IsolatedRoundTrip.run(childTest: "webDAVRoundTripInChildProcess")
-        #expect(
-            report.peakGrowth < Self.size,
-            "peak memory grew by \(report.peakGrowth >> 20) MiB for a \(Self.size >> 20) MiB transfer"
-        )
+        if !Sanitizers.address {
+            #expect(
+                report.peakGrowth < Self.size,
+                "peak memory grew by \(report.peakGrowth >> 20) MiB for a \(Self.size >> 20) MiB transfer"
+            )
+        }
         #expect(report.identical, "the downloaded file differs from the uploaded one")
     }
 
