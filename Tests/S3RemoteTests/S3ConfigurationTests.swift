@@ -137,4 +137,21 @@ struct S3ConfigurationTests {
         }
         #expect(RemoteStoreError.s3(S3ServiceError(status: 500, code: nil, message: nil), method: "HEAD", path: nil, bucket: "b").isRetryable)
     }
+
+    /// Foundation's XMLParser traps on a name that is not valid UTF-8 and crashes on a processing
+    /// instruction without data (found by fuzzing this parser; see `XMLParser.forServerAnswer`):
+    /// such a body is no document, and no listing. Comments and the XML declaration are fine.
+    @Test func bodiesThatWouldCrashFoundationAreNoDocument() {
+        #expect(S3XMLElement.parse(Data("<Lis<?TOX_TES?>\n<my".utf8)) == nil)
+        #expect(S3XMLElement.parse(Data("<?xml version=\"1.0\"?><a><?x?></a>".utf8)) == nil)
+        #expect(S3XMLElement.parse(Data("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?><!-- c --><a><![CDATA[x]]></a>".utf8))?.name == "a")
+        let body = Data(Array("<ListBucketResult><".utf8) + [0xCF, 0xCF] + Array("IsTruncated>false</IsTruncated></ListBucketResult>".utf8))
+        #expect(S3XMLElement.parse(body) == nil)
+        #expect(S3XMLElement.parse(Data([0x3C, 0x61, 0xFF, 0x3E])) == nil)
+        #expect {
+            _ = try S3ListPage(parsing: body, for: "dir")
+        } throws: { error in
+            (error as? RemoteStoreError)?.code == .invalidResponse
+        }
+    }
 }

@@ -15,6 +15,24 @@ struct MultistatusParserTests {
         return Dictionary(uniqueKeysWithValues: children.map { ($0.path.name, $0.entry) })
     }
 
+    /// Foundation's XMLParser traps on a name that is not valid UTF-8 and crashes on a processing
+    /// instruction without data (found by fuzzing; see `XMLParser.forServerAnswer`): such an
+    /// answer is `invalidResponse`, and the process lives. A DTD is refused as well.
+    @Test(arguments: [
+        [0x3C, 0x61, 0xFF, 0x3E],
+        Array(#"<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><?x?></D:multistatus>"#.utf8),
+        Array(#"<!DOCTYPE m [<!ENTITY a "aaaaaaaa">]><D:multistatus xmlns:D="DAV:">&a;</D:multistatus>"#.utf8),
+        Array(#"<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:resp"#.utf8) + [0xCF, 0xCF] + Array("onse/></D:multistatus>".utf8),
+        Array(#"<D:multistatus xmlns:D="DAV:" a"#.utf8) + [0xC0] + Array(#"="1"/>"#.utf8),
+    ] as [[UInt8]])
+    func namesThatAreNotUTF8AreInvalidResponses(_ body: [UInt8]) {
+        #expect {
+            _ = try MultistatusParser.parse(Data(body), path: "dir")
+        } throws: { error in
+            (error as? RemoteStoreError)?.code == .invalidResponse
+        }
+    }
+
     @Test(arguments: [MultistatusSamples.apacheDepth1, MultistatusSamples.wsgidavDepth1])
     func realDepthOneListingsGiveTheSameChildren(_ xml: String) throws {
         let children = try listing(xml, of: "sample")

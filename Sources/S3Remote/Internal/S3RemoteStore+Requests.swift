@@ -17,6 +17,34 @@ struct S3ListPage: Sendable {
     var nextToken: String?
 }
 
+extension S3ListPage {
+    /// The page a `ListObjectsV2` answer `body` describes. Entries without a key are skipped; a
+    /// missing or unreadable size is 0 and an unreadable date `nil`.
+    /// - Throws: `invalidResponse` for a body that is not a `ListBucketResult`, or a truncated
+    ///   listing without a continuation token.
+    init(parsing body: Data, for path: RemotePath) throws {
+        guard let document = S3XMLElement.parse(body), document.name == "ListBucketResult" else {
+            throw RemoteStoreError(.invalidResponse, path: path, message: "ListObjectsV2 answered something that is not a listing")
+        }
+        for contents in document.children("Contents") {
+            guard let key = contents.value("Key") else { continue }
+            objects.append(
+                Object(
+                    key: key, size: Int64(contents.value("Size") ?? "") ?? 0,
+                    modified: contents.value("LastModified").flatMap(S3RemoteStore.parseISO8601)
+                )
+            )
+        }
+        commonPrefixes = document.children("CommonPrefixes").compactMap { $0.value("Prefix") }
+        if document.value("IsTruncated") == "true" {
+            guard let next = document.value("NextContinuationToken"), !next.isEmpty else {
+                throw RemoteStoreError(.invalidResponse, path: path, message: "a truncated listing came without a continuation token")
+            }
+            nextToken = next
+        }
+    }
+}
+
 extension S3RemoteStore {
     /// `HEAD` of the object at `path`; `nil` if there is none.
     func head(_ path: RemotePath) async throws -> HTTPResponse? {
@@ -42,27 +70,7 @@ extension S3RemoteStore {
         if delimited { query.append(("delimiter", "/")) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let response = try await client.send("GET", "", query: query, for: path)
-        guard let document = S3XMLElement.parse(response.body), document.name == "ListBucketResult" else {
-            throw RemoteStoreError(.invalidResponse, path: path, message: "ListObjectsV2 answered something that is not a listing")
-        }
-        var page = S3ListPage()
-        for contents in document.children("Contents") {
-            guard let key = contents.value("Key") else { continue }
-            page.objects.append(
-                S3ListPage.Object(
-                    key: key, size: Int64(contents.value("Size") ?? "") ?? 0,
-                    modified: contents.value("LastModified").flatMap(Self.parseISO8601)
-                )
-            )
-        }
-        page.commonPrefixes = document.children("CommonPrefixes").compactMap { $0.value("Prefix") }
-        if document.value("IsTruncated") == "true" {
-            guard let next = document.value("NextContinuationToken"), !next.isEmpty else {
-                throw RemoteStoreError(.invalidResponse, path: path, message: "a truncated listing came without a continuation token")
-            }
-            page.nextToken = next
-        }
-        return page
+        return try S3ListPage(parsing: response.body, for: path)
     }
 
     /// `DeleteObjects` of `keys`, 1,000 a request (S3's limit), in quiet mode.

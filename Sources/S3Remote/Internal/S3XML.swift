@@ -1,3 +1,4 @@
+import CurlTransport
 import Foundation
 import FoundationXML
 
@@ -27,10 +28,9 @@ final class S3XMLElement: @unchecked Sendable {
         child(name)?.text
     }
 
-    /// Parses `data`; `nil` if it is not well-formed XML.
+    /// Parses `data`; `nil` if it is not well-formed XML in UTF-8.
     static func parse(_ data: Data) -> S3XMLElement? {
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = true
+        guard let parser = XMLParser.forServerAnswer(data) else { return nil }
         let builder = TreeBuilder()
         parser.delegate = builder
         guard parser.parse() else { return nil }
@@ -51,7 +51,8 @@ final class S3XMLElement: @unchecked Sendable {
         }
 
         func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-            stack.removeLast()
+            // `popLast`: libxml2 in recovery mode may end an element it never started.
+            _ = stack.popLast()
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) {

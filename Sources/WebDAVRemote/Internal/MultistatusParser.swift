@@ -41,10 +41,13 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
     /// - Throws: ``RemoteStoreError`` with code `invalidResponse` and underlying ``Malformed``,
     ///   naming `path` and the problem.
     static func parse(_ data: Data, path: RemotePath?) throws -> [MultistatusEntry] {
+        guard let parser = XMLParser.forServerAnswer(data) else {
+            throw RemoteStoreError(
+                .invalidResponse, path: path, message: "the PROPFIND response is not plain UTF-8 XML (invalid UTF-8, a processing instruction or a DTD)",
+                underlying: Malformed()
+            )
+        }
         let delegate = MultistatusParser()
-        let parser = XMLParser(data: data)
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
         parser.delegate = delegate
         let parsed = parser.parse()
         if let failure = delegate.failure {
@@ -98,7 +101,9 @@ final class MultistatusParser: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        let name = path.removeLast()
+        // libxml2 may still report the end of an element it never started (after an abort, or in
+        // its recovery mode): that document is broken, not a reason to trap.
+        guard let name = path.popLast() else { return fail("an element ends that never started", parser) }
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
         text = ""
         switch (name, path.last) {
