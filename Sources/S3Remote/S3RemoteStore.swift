@@ -116,6 +116,11 @@ public final class S3RemoteStore: RemoteStore {
 
     /// `PutObject` with `If-None-Match: *`. A retry after a lost answer that finds the object
     /// present recognises its own earlier attempt by a random `x-amz-meta-rollsync-writer`.
+    ///
+    /// S3 refuses a conditional write that meets another of the same key in flight with
+    /// `409 ConditionalRequestConflict` ("retry"), which is `rateLimited`: such an answer is
+    /// followed by a `HEAD`, and once another creator's object is there this one has lost
+    /// (`alreadyExists`) instead of retrying until it gives up with `rateLimited`.
     public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
         let size = try Self.sizeOfLocalFile(localFile, for: path)
         guard size <= Configuration.maximumCopySize else {
@@ -125,11 +130,18 @@ public final class S3RemoteStore: RemoteStore {
         let writer = UUID().uuidString.lowercased()
         let client = client
         try await client.retryPolicy.run {
-            let response = try await client.send(
-                "PUT", client.key.file(path),
-                headers: ["Content-Type: application/octet-stream", "If-None-Match: *", "x-amz-meta-rollsync-writer: \(writer)"],
-                body: .file(localFile, size: size), for: path, accepting: [200, 412], idempotent: false
-            )
+            let response: HTTPResponse
+            do {
+                response = try await client.send(
+                    "PUT", client.key.file(path),
+                    headers: ["Content-Type: application/octet-stream", "If-None-Match: *", "x-amz-meta-rollsync-writer: \(writer)"],
+                    body: .file(localFile, size: size), for: path, accepting: [200, 412], idempotent: false
+                )
+            } catch let conflict as RemoteStoreError where conflict.code == .rateLimited {
+                guard let existing = try await head(path) else { throw conflict }
+                if existing.headers["x-amz-meta-rollsync-writer"] == writer { return }
+                throw RemoteStoreError(.alreadyExists, path: path, message: "a file already exists at this path", underlying: conflict)
+            }
             guard response.status == 412 else { return }
             if try await head(path)?.headers["x-amz-meta-rollsync-writer"] == writer { return }
             throw RemoteStoreError(.alreadyExists, path: path, message: "a file already exists at this path")

@@ -11,9 +11,19 @@ final class PrivateMotoServer: Sendable {
     let port: Int
     private let process: KillableProcess
 
-    init() async throws {
+    /// Starts the server. With `conditionalConflicts`, it is Scripts/test-servers.d/moto-atomic-put.py
+    /// answering every conditional PUT of an existing key `409 ConditionalRequestConflict`.
+    init(conditionalConflicts: Bool = false) async throws {
         port = try LoopbackPort.unused()
-        process = try KillableProcess(try S3TestServer.variable("ROLLSYNC_TEST_MOTO_SERVER"), ["-H", "127.0.0.1", "-p", "\(port)"])
+        let arguments = ["-H", "127.0.0.1", "-p", "\(port)"]
+        if conditionalConflicts {
+            process = try KillableProcess(
+                try S3TestServer.variable("ROLLSYNC_TEST_MOTO_PYTHON"), [try S3TestServer.variable("ROLLSYNC_TEST_MOTO_LAUNCHER")] + arguments,
+                environment: ["ROLLSYNC_MOTO_CONDITIONAL_CONFLICTS": "always"]
+            )
+        } else {
+            process = try KillableProcess(try S3TestServer.variable("ROLLSYNC_TEST_MOTO_SERVER"), arguments)
+        }
         try await waitUntil { LoopbackPort.acceptsConnections(self.port) }
         _ = try await S3TestServer.awsCLI(["--endpoint-url", "http://127.0.0.1:\(port)", "s3api", "create-bucket", "--bucket", "private-test"])
     }

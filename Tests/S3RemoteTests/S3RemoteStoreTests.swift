@@ -65,6 +65,24 @@ struct S3RemoteStoreTests {
         await store.close()
     }
 
+    /// S3 answers a conditional PUT that meets another in flight `409 ConditionalRequestConflict`
+    /// (`rateLimited`, retried). A loser that met only conflicts used to give up with
+    /// `rateLimited` although the winner's file was there; it must be told `alreadyExists`.
+    @Test("a creator answered only with conflicts learns that the file exists (alreadyExists, not rateLimited)")
+    func conflictAnswersEndInAlreadyExists() async throws {
+        let server = try await PrivateMotoServer(conditionalConflicts: true)
+        let store = try server.store()
+        try await store.createExclusively(Data("winner".utf8), at: "format.json")
+        await #expect {
+            try await store.createExclusively(Data("loser".utf8), at: "format.json")
+        } throws: { error in
+            (error as? RemoteStoreError)?.code == .alreadyExists
+        }
+        #expect(try await store.read("format.json") == Data("winner".utf8))
+        await store.close()
+        await server.stop()
+    }
+
     @Test("a copy above the copy threshold copies in parts with UploadPartCopy (on a private moto: see PrivateMotoServer)")
     func multipartCopy() async throws {
         let server = try await PrivateMotoServer()
