@@ -204,8 +204,17 @@ public final class WebDAVRemoteStore: RemoteStore {
     }
 
     /// `GET` streamed to a temporary local file, confirmed by `PROPFIND`, then renamed into place.
+    ///
+    /// A file replaced while it is read (the MOVE of another client's upload or copy, which both
+    /// servers tested run as delete-then-rename) is read again, at most
+    /// ``consistentDownloadAttempts`` times in all. Replacement shows as a PROPFIND that describes
+    /// another version; as a refused GET although a file stands there (Apache answers 403 when
+    /// the file it found vanishes before it opens it); or as a length that does not match its
+    /// ETag (wsgidav takes them from the old and the new file). What the last attempt saw is the
+    /// error: the refusal, `invalidResponse` for the length, else `unavailable`.
     public func download(_ path: RemotePath, to localFile: URL) async throws {
         try await withPartialFile(for: localFile) { partial in
+            var lastFailure: RemoteStoreError?
             for _ in 0..<Self.consistentDownloadAttempts {
                 let response: HTTPResponse
                 do {
@@ -216,7 +225,9 @@ public final class WebDAVRemoteStore: RemoteStore {
                     switch try await properties(of: path)?.isCollection {
                     case nil: throw RemoteStoreError(.notFound, path: path, message: "no file to download")
                     case true?: throw RemoteStoreError(.isADirectory, path: path, message: "a directory cannot be downloaded")
-                    case false?: throw refusal
+                    case false?:
+                        lastFailure = refusal
+                        continue
                     }
                 }
                 guard let entry = try await properties(of: path) else {
@@ -225,14 +236,25 @@ public final class WebDAVRemoteStore: RemoteStore {
                 if entry.isCollection {
                     throw RemoteStoreError(.isADirectory, path: path, message: "a directory cannot be downloaded")
                 }
-                guard response.status == 200 else { continue }
+                guard response.status == 200 else {
+                    lastFailure = nil
+                    continue
+                }
                 try Self.checkLength(of: response, at: path)
-                if try Self.describeSameVersion(response, entry, at: path) {
+                switch Self.deliveredVersion(response, entry) {
+                case .current:
                     try Self.replace(localFile, with: partial, for: path)
                     return
+                case .replaced:
+                    lastFailure = nil
+                case .sameTagOtherSize:
+                    lastFailure = RemoteStoreError(
+                        .invalidResponse, path: path,
+                        message: "received \(response.receivedByteCount) bytes of a file listed with \(entry.contentLength ?? 0) under the same ETag"
+                    )
                 }
             }
-            throw RemoteStoreError(.unavailable, path: path, message: "the file kept changing while it was downloaded")
+            throw lastFailure ?? RemoteStoreError(.unavailable, path: path, message: "the file kept changing while it was downloaded")
         }
     }
 

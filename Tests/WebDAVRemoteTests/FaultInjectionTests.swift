@@ -185,4 +185,67 @@ struct FaultInjectionTests {
         #expect(requests.withLock { $0 } == 3)
         #expect(store.requestCount == 3)
     }
+
+    // MARK: - A file replaced while it is read
+
+    /// The Depth 0 answer describing `/a.bin` as a file of `size` bytes with `etag`.
+    private static func fileProperties(size: Int, etag: String) -> Data {
+        var xml = #"<?xml version="1.0" encoding="utf-8"?><D:multistatus xmlns:D="DAV:">"#
+        xml += "<D:response><D:href>/a.bin</D:href><D:propstat><D:prop><D:resourcetype/>"
+        xml += "<D:getcontentlength>\(size)</D:getcontentlength><D:getetag>\(etag)</D:getetag>"
+        xml += "</D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>"
+        return FaultInjectingHTTPServer.response(status: "207 Multi-Status", headers: ["Content-Type: application/xml"], body: Data(xml.utf8))
+    }
+
+    /// A server whose GETs of `/a.bin` answer `firstGets` in turn, then `laterGet`, and whose
+    /// PROPFINDs describe the 8-byte file "eight!!!" with ETag "n".
+    private func replacingServer(firstGets: [Data], laterGet: Data) throws -> FaultInjectingHTTPServer {
+        let gets = Mutex(0)
+        return try FaultInjectingHTTPServer { method, _ in
+            guard method == "GET" else { return Self.fileProperties(size: 8, etag: #""n""#) }
+            let index = gets.withLock { count in
+                defer { count += 1 }
+                return count
+            }
+            return index < firstGets.count ? firstGets[index] : laterGet
+        }
+    }
+
+    private static let forbidden = FaultInjectingHTTPServer.response(status: "403 Forbidden", body: Data())
+    private static let newFile = FaultInjectingHTTPServer.response(status: "200 OK", headers: [#"ETag: "n""#], body: Data("eight!!!".utf8))
+    /// wsgidav's answer when a MOVE replaced the file during its GET: the old file's length, the
+    /// new file's ETag and bytes.
+    private static let oldLengthNewTag = FaultInjectingHTTPServer.response(status: "200 OK", headers: [#"ETag: "n""#], body: Data("eigh".utf8))
+
+    /// Apache answers 403 when the file it found is deleted before it opens it (the first step of
+    /// a replacing MOVE): with a file standing there afterwards, the read is made again.
+    @Test func aGetRefusedWhileTheFileIsReplacedIsMadeAgain() async throws {
+        let server = try replacingServer(firstGets: [Self.forbidden], laterGet: Self.newFile)
+        defer { server.stop() }
+        #expect(try await store(on: server).read("a.bin") == Data("eight!!!".utf8))
+    }
+
+    @Test func aFileThatIsAlwaysRefusedIsPermissionDenied() async throws {
+        let server = try replacingServer(firstGets: [], laterGet: Self.forbidden)
+        defer { server.stop() }
+        await #expect {
+            _ = try await store(on: server).read("a.bin")
+        } throws: { error in
+            (error as? RemoteStoreError)?.code == .permissionDenied
+        }
+    }
+
+    /// wsgidav takes a GET's length and ETag from two `stat`s: a MOVE in between gives the new
+    /// file's ETag with the old file's length; the read is made again.
+    @Test func aLengthThatDisagreesWithItsETagOnceIsReadAgain() async throws {
+        let server = try replacingServer(firstGets: [Self.oldLengthNewTag], laterGet: Self.newFile)
+        defer { server.stop() }
+        #expect(try await store(on: server).read("a.bin") == Data("eight!!!".utf8))
+    }
+
+    @Test func aLengthThatAlwaysDisagreesWithItsETagIsInvalidResponse() async throws {
+        let server = try replacingServer(firstGets: [], laterGet: Self.oldLengthNewTag)
+        defer { server.stop() }
+        await expectInvalidResponse { _ = try await store(on: server).read("a.bin") }
+    }
 }

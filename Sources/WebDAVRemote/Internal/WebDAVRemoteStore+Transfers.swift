@@ -85,24 +85,29 @@ extension WebDAVRemoteStore {
         }
     }
 
-    /// True if the GET `response` delivered the version that `entry` (a PROPFIND made after it)
-    /// describes: the same size and, when both carry one, the same ETag. False if the file
-    /// changed in between (the download should start over).
-    /// - Throws: `invalidResponse` if both name the same ETag but the sizes differ: the server
-    ///   sent a wrong length.
-    static func describeSameVersion(_ response: HTTPResponse, _ entry: MultistatusEntry, at path: RemotePath) throws -> Bool {
+    /// What a PROPFIND made after a GET says of the version the GET delivered.
+    enum DeliveredVersion: Equatable {
+        /// The version `entry` describes: the same size and, when both carry one, the same ETag.
+        case current
+        /// Another one: the file changed in between (the download should start over).
+        case replaced
+        /// The same ETag with another size. Either the server sent a wrong length, or (wsgidav)
+        /// it took the length from the old file and the ETag from the new one, which had
+        /// replaced it in between: a download that starts over tells the two apart.
+        case sameTagOtherSize
+    }
+
+    /// Compares the GET `response` with `entry`, a PROPFIND of the file made after it.
+    static func deliveredVersion(_ response: HTTPResponse, _ entry: MultistatusEntry) -> DeliveredVersion {
         let sameSize = entry.contentLength.map { $0 == response.receivedByteCount } ?? true
         guard let fetchedTag = normalized(etag: response.headers["etag"]), let listedTag = normalized(etag: entry.etag) else {
-            return sameSize
+            return sameSize ? .current : .replaced
         }
-        if fetchedTag == listedTag && !sameSize {
-            throw RemoteStoreError(
-                .invalidResponse,
-                path: path,
-                message: "received \(response.receivedByteCount) bytes of a file listed with \(entry.contentLength ?? 0)"
-            )
+        switch (fetchedTag == listedTag, sameSize) {
+        case (true, true): return .current
+        case (true, false): return .sameTagOtherSize
+        case (false, _): return .replaced
         }
-        return sameSize && fetchedTag == listedTag
     }
 
     /// An ETag without the weak marker and quotes (servers differ: `W/"…"`, `"…"`, bare).
