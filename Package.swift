@@ -206,3 +206,19 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// MARK: Fuzzing (only for Scripts/fuzz.sh)
+
+// The libFuzzer targets of every parser that reads untrusted bytes (Fuzz/README.md). Declared only
+// when Scripts/fuzz.sh builds them (ROLLSYNC_FUZZ=1, with --sanitize=fuzzer --sanitize=address in a
+// build folder of their own): libFuzzer supplies `main`, so an ordinary build could not link them.
+if Context.environment["ROLLSYNC_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "rollsync-fuzz",
+            dependencies: ["SyncCore", "RemoteProtocol", "RemoteTransportSupport", "CurlTransport", "WebDAVRemote", "S3Remote", grdb],
+            path: "Fuzz/Sources",
+            swiftSettings: sharedSwiftSettings
+        )
+    )
+}
