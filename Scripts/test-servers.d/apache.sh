@@ -46,6 +46,10 @@ ServerName localhost
 Listen 127.0.0.1:$port
 PidFile $dir/httpd.pid
 ErrorLog $dir/error.log
+# Each request with its client port, time taken (µs) and the connection's state after it (X
+# aborted, + kept alive, - closed): what a stalled or cut connection in a test did at the server.
+LogFormat "%h:%{remote}p %{%T}t.%{msec_frac}t \"%r\" %>s %B %D %X" timing
+CustomLog $dir/access.log timing
 LogLevel warn
 User www-data
 Group www-data

@@ -360,7 +360,8 @@ private struct TriggerWatch {
     private var serverSpokeSinceClient = true
     private var serverFlights = 0
     private var clientSpokeSinceServer = false
-    private var ssh = SSHClientStream()
+    /// The client's SSH stream, parsed only for the triggers that need it.
+    private var ssh: SSHClientStream?
     private var sshFlights = 0
     private var serverSpokeSinceEncryptedClient = false
     /// Whether the request ``FaultyTCPProxy/Trigger/answerTo(requestStartingWith:)`` names was sent.
@@ -369,6 +370,10 @@ private struct TriggerWatch {
 
     init(trigger: FaultyTCPProxy.Trigger?) {
         self.trigger = trigger
+        switch trigger {
+        case .sshClientMessage?, .sshEncryptedFlight?: ssh = SSHClientStream()
+        default: ssh = nil
+        }
     }
 
     /// The offset in `chunk` (from the client) where the trigger fires, or `nil`.
@@ -378,7 +383,7 @@ private struct TriggerWatch {
         serverSpokeSinceClient = false
         clientSpokeSinceServer = true
         if newFlight { clientFlights += 1 }
-        let events = ssh.consume(chunk)
+        let events = ssh?.consume(chunk) ?? SSHClientStream.Events()
         guard !fired, let trigger else { return nil }
         var offset: Int?
         switch trigger {
@@ -412,7 +417,7 @@ private struct TriggerWatch {
         let newFlight = clientSpokeSinceServer || serverFlights == 0
         clientSpokeSinceServer = false
         if newFlight { serverFlights += 1 }
-        if ssh.isEncrypted { serverSpokeSinceEncryptedClient = true }
+        if ssh?.isEncrypted == true { serverSpokeSinceEncryptedClient = true }
         guard !fired else { return nil }
         switch trigger {
         case .serverBytes(let limit) where serverBytes + chunk.count > limit:
@@ -433,6 +438,11 @@ private struct TriggerWatch {
 /// Parses what an SSH client sends while it is readable: its identification line, then binary
 /// packets (uint32 length, padding length, payload starting with the message type) up to and
 /// including its NEWKEYS; everything after that is encrypted.
+///
+/// Only a packet's first six bytes are looked at; the rest is skipped in bulk. (Appending every
+/// byte and re-reading the length for each made a 6 MiB upload cost the proxy seconds of CPU in a
+/// debug build, and far more under a sanitizer: on a loaded machine the proxy fell behind until
+/// libcurl's low-speed limit ended the transfer, the "30-second timeout under load" of issue 27.)
 private struct SSHClientStream {
     struct Events {
         /// The unencrypted messages that started in the chunk: type and offset in the chunk.
@@ -443,7 +453,10 @@ private struct SSHClientStream {
 
     private enum Stage { case identification, packets, encrypted }
     private var stage = Stage.identification
-    private var pending: [UInt8] = []
+    /// The first six bytes of the current packet (length, padding length, message type).
+    private var header: [UInt8] = []
+    /// Bytes of the current packet still to skip once its header is read.
+    private var remaining = 0
     private var pendingStart = 0
 
     var isEncrypted: Bool { stage == .encrypted }
@@ -459,23 +472,31 @@ private struct SSHClientStream {
             case .identification:
                 if chunk[index] == UInt8(ascii: "\n") { stage = .packets }
                 index += 1
+            case .packets where remaining > 0:
+                let skipped = min(remaining, chunk.count - index)
+                index += skipped
+                remaining -= skipped
+                if remaining == 0 { endPacket() }
             case .packets:
-                if pending.isEmpty { pendingStart = index }
-                pending.append(chunk[index])
+                if header.isEmpty { pendingStart = index }
+                header.append(chunk[index])
                 index += 1
-                guard pending.count >= 6 else { continue }
-                let length = pending[0..<4].reduce(0) { $0 << 8 | Int($1) }
-                if pending.count == 6 {
-                    events.messages.append((pending[5], max(0, pendingStart)))
-                }
-                if pending.count == 4 + length {
-                    if pending[5] == 21 { stage = .encrypted }
-                    pending.removeAll()
-                }
+                guard header.count == 6 else { continue }
+                var length = 0
+                for byte in header[0..<4] { length = length << 8 | Int(byte) }
+                events.messages.append((header[5], max(0, pendingStart)))
+                remaining = max(0, 4 + length - 6)
+                if remaining == 0 { endPacket() }
             }
         }
         // A packet that started in an earlier chunk reports offset 0 in later ones.
         pendingStart = 0
         return events
+    }
+
+    /// The current packet is over: after NEWKEYS (21) the client encrypts.
+    private mutating func endPacket() {
+        if header[5] == 21 { stage = .encrypted }
+        header.removeAll(keepingCapacity: true)
     }
 }
