@@ -4,6 +4,10 @@ import SFTPRemote
 import TestSupport
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @Suite("SFTP authentication", .enabled(if: SFTPTestServer.isEnabled, SFTPTestServer.skipReason))
 struct SFTPAuthenticationTests {
     @Test func clientKeyLogsIn() async throws {
@@ -104,6 +108,33 @@ struct SFTPAuthenticationTests {
         try await store.write(Data("via the agent".utf8), to: "agent.txt")
         #expect(try await store.read("agent.txt") == Data("via the agent".utf8))
         try await store.delete(.root / "agent.txt")
+        await store.close()
+    }
+
+    /// An agent socket nobody listens on (an agent that died, a stale `SSH_AUTH_SOCK`) is passed
+    /// over before libssh2 sees it: libssh2 closes the socket of a failed agent connection twice,
+    /// the second time perhaps another thread's descriptor. The key file logs in.
+    @Test func staleAgentSocketIsPassedOver() async throws {
+        let server = try SFTPTestServer.current()
+        let scratch = try TemporaryDirectory(prefix: "sftp-test")
+        defer { scratch.remove() }
+        let socket = scratch.appending("stale.sock").path
+        let bound = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(bound) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8)) }
+        let bindResult = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(bound, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        try #require(bindResult == 0, "bound, never listening: a connection is refused")
+        let store = try await SFTPRemoteStore(configuration: RemoteStoreConfiguration(
+            url: server.uniqueURL(),
+            settings: ["identity-file": server.identityFile, "host-key-fingerprint": server.hostFingerprint, "ssh-agent": socket]
+        ))
+        try await store.write(Data("past the stale agent".utf8), to: "stale.txt")
+        #expect(try await store.read("stale.txt") == Data("past the stale agent".utf8))
+        try await store.delete(.root / "stale.txt")
         await store.close()
     }
 

@@ -2,6 +2,10 @@ import CLibSSH2
 import Foundation
 import RemoteProtocol
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Logs a user in on an SSH session that passed host-key verification, trying in turn: the
 /// configured identity file (with its passphrase), the password, the keys of a running ssh-agent
 /// (`ssh-agent` setting),
@@ -101,14 +105,20 @@ struct SSHAuthenticator {
     }
 
     /// Tries every identity of the ssh-agent (at the configured socket, else `SSH_AUTH_SOCK`);
-    /// true on success.
+    /// true on success, false at once when no agent answers there.
+    ///
+    /// libssh2 (1.10 and 1.11) closes the socket of a connection to the agent that fails but keeps
+    /// its number, and `libssh2_agent_free` then closes that number again: by then, perhaps,
+    /// another thread's socket or file (a stale `SSH_AUTH_SOCK` did it on every connection). So
+    /// the agent is handed to libssh2 only once a connection of our own to it succeeded, and an
+    /// agent whose connection still fails is left unfreed (a few bytes).
     private func tryAgent(session: OpaquePointer) throws -> Bool {
-        guard let agent = libssh2_agent_init(session) else { return false }
-        defer { libssh2_agent_free(agent) }
-        if let socket = configuration.agentSocket {
-            libssh2_agent_set_identity_path(agent, socket)
-        }
+        guard let socket = configuration.agentSocket ?? ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"],
+            Self.agentAnswers(at: socket), let agent = libssh2_agent_init(session)
+        else { return false }
+        libssh2_agent_set_identity_path(agent, socket)
         guard libssh2_agent_connect(agent) == 0 else { return false }
+        defer { libssh2_agent_free(agent) }
         defer { libssh2_agent_disconnect(agent) }
         guard libssh2_agent_list_identities(agent) == 0 else { return false }
         var previous: UnsafeMutablePointer<libssh2_agent_publickey>?
@@ -121,6 +131,21 @@ struct SSHAuthenticator {
             previous = identity
         }
         return false
+    }
+
+    /// True if a Unix socket at `path` accepts a connection (closed again at once).
+    private static func agentAnswers(at path: String) -> Bool {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+        }
     }
 
     /// What a failed method returns when the server answered no, or the client could not use the
