@@ -26,7 +26,11 @@ extension XMLParser {
         var bytes = body[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         if bytes.starts(with: Array("<?xml".utf8)), bytes.count > 5, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[bytes.startIndex + 5]) {
-            guard let end = bytes.firstRange(of: Array("?>".utf8)) else { return false }
+            // The declaration ends at its first `?>`, and holds no `<` (else a malformed one
+            // would hide a processing instruction: `<?xml a="b"><?x?>`).
+            guard let end = bytes.firstRange(of: Array("?>".utf8)), !bytes[..<end.lowerBound].dropFirst().contains(UInt8(ascii: "<")) else {
+                return false
+            }
             bytes = bytes[end.upperBound...]
         }
         var index = bytes.startIndex

@@ -144,6 +144,7 @@ struct S3ConfigurationTests {
     @Test func bodiesThatWouldCrashFoundationAreNoDocument() {
         #expect(S3XMLElement.parse(Data("<Lis<?TOX_TES?>\n<my".utf8)) == nil)
         #expect(S3XMLElement.parse(Data("<?xml version=\"1.0\"?><a><?x?></a>".utf8)) == nil)
+        #expect(S3XMLElement.parse(Data("<?xml CER=.0\"\n\"><?o?>\n<ListBucketResult/>".utf8)) == nil, "a PI after a broken declaration")
         #expect(S3XMLElement.parse(Data("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?><!-- c --><a><![CDATA[x]]></a>".utf8))?.name == "a")
         let body = Data(Array("<ListBucketResult><".utf8) + [0xCF, 0xCF] + Array("IsTruncated>false</IsTruncated></ListBucketResult>".utf8))
         #expect(S3XMLElement.parse(body) == nil)
