@@ -46,13 +46,14 @@ final class FaultInjectingHTTPServer: @unchecked Sendable {
     /// The server's base URL with the `webdav` scheme.
     var url: URL { URL(string: "webdav://127.0.0.1:\(port)/")! }
 
-    /// Stops accepting connections.
+    /// Stops accepting connections. The accept loop closes the listener when it sees that: a
+    /// close here could let the loop, still serving, accept on a number another socket got since.
     func stop() {
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     private func acceptLoop() {
+        defer { close(listener) }
         while true {
             let connection = accept(listener, nil, nil)
             if connection < 0 {
