@@ -295,8 +295,9 @@ private struct HighRateRun {
         }
         let sqlite3 = lab.sqlite3
         let (first, second) = (first, second)
-        async let firstWrites = TestProcess.run(sqlite3, ["-bail", first, ".read \(scripts[0])"])
-        async let secondWrites = TestProcess.run(sqlite3, ["-bail", second, ".read \(scripts[1])"])
+        let (firstScript, secondScript) = (scripts[0], scripts[1])
+        async let firstWrites = TestProcess.run(sqlite3, ["-bail", first, ".read \(firstScript)"])
+        async let secondWrites = TestProcess.run(sqlite3, ["-bail", second, ".read \(secondScript)"])
         for outcome in try await [firstWrites, secondWrites] {
             try #require(outcome.status == 0, "sqlite3: \(outcome.standardError)")
         }
