@@ -15,8 +15,9 @@ import Glibc
 ///
 /// - A fault applies to connections accepted after ``inject(_:connections:strikes:)``, to the
 ///   next `connections` of them only if a count is given, and strikes at most `strikes` times in
-///   all; ``heal()`` makes new connections healthy (stalled connections stay stalled until their
-///   client gives up).
+///   all, until the next `inject` or ``heal()``: from then on it strikes no more, on new
+///   connections or on those it was given (a client's kept-alive connection from before the heal
+///   is healthy too; a connection already stalled stays stalled until its client gives up).
 /// - Bounded: it accepts at most ``maximumConnections`` connections and stops by itself after
 ///   `lifetime`, closing every connection; ``stop()`` and deinit stop it earlier. The default
 ///   lifetime (15 minutes) is a safety net far beyond any test: a test on a loaded machine may
@@ -105,6 +106,9 @@ public final class FaultyTCPProxy: Sendable {
     private struct State {
         var fault = Fault.none
         var faultyConnectionsLeft = Int.max
+        /// Counts ``inject(_:connections:strikes:)`` calls: a connection's fault strikes only while
+        /// the generation it was accepted in is the current one.
+        var generation = 0
         var strikesLeft = Int.max
         var accepted = 0
         var faultsFired = 0
@@ -147,6 +151,7 @@ public final class FaultyTCPProxy: Sendable {
         state.withLock {
             $0.fault = fault
             $0.faultyConnectionsLeft = connections
+            $0.generation += 1
             $0.strikesLeft = strikes
         }
     }
@@ -192,7 +197,7 @@ public final class FaultyTCPProxy: Sendable {
             let client = accept(listener, nil, nil)
             if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
             guard client >= 0 else { continue }
-            let fault: Fault? = state.withLock {
+            let accepted: (fault: Fault, generation: Int)? = state.withLock {
                 guard !$0.stopped, $0.accepted < Self.maximumConnections else { return nil }
                 $0.accepted += 1
                 var fault = Fault.none
@@ -201,32 +206,32 @@ public final class FaultyTCPProxy: Sendable {
                     if fault != .none && $0.faultyConnectionsLeft != .max { $0.faultyConnectionsLeft -= 1 }
                 }
                 $0.open.insert(client)
-                return fault
+                return (fault, $0.generation)
             }
-            guard let fault else {
+            guard let accepted else {
                 close(client)
                 continue
             }
             Thread { [self] in
-                serve(client, fault: fault)
+                serve(client, fault: accepted.fault, generation: accepted.generation)
                 closeTracked(client)
             }.start()
         }
     }
 
-    private func serve(_ client: Int32, fault: Fault) {
+    private func serve(_ client: Int32, fault: Fault, generation: Int) {
         switch fault {
-        case .closeAtAccept(let greeting) where takeStrike():
+        case .closeAtAccept(let greeting) where takeStrike(generation):
             if let greeting { Self.transmit(Array(greeting.utf8), to: client) }
             return
-        case .stallAtAccept where takeStrike():
+        case .stallAtAccept where takeStrike(generation):
             drainUntilClosed([client])
             return
         case .closeAtAccept, .stallAtAccept:
             guard let server = connectUpstream() else { return }
             state.withLock { _ = $0.open.insert(server) }
             defer { closeTracked(server) }
-            forward(client: client, server: server, fault: .none)
+            forward(client: client, server: server, fault: .none, generation: generation)
             return
         default:
             break
@@ -234,7 +239,7 @@ public final class FaultyTCPProxy: Sendable {
         guard let server = connectUpstream() else { return }
         state.withLock { _ = $0.open.insert(server) }
         defer { closeTracked(server) }
-        forward(client: client, server: server, fault: fault)
+        forward(client: client, server: server, fault: fault, generation: generation)
     }
 
     /// Forgets and closes one of the connections' sockets (see ``stop()``).
@@ -245,10 +250,11 @@ public final class FaultyTCPProxy: Sendable {
         }
     }
 
-    /// Takes one of the strikes left; `false` when the fault has struck as often as allowed.
-    private func takeStrike() -> Bool {
+    /// Takes one of the strikes left; `false` when the fault has struck as often as allowed, or
+    /// was replaced (by another `inject` or a heal) since the connection of `generation` came.
+    private func takeStrike(_ generation: Int) -> Bool {
         state.withLock {
-            guard $0.strikesLeft > 0 else { return false }
+            guard $0.generation == generation, $0.strikesLeft > 0 else { return false }
             if $0.strikesLeft != .max { $0.strikesLeft -= 1 }
             $0.faultsFired += 1
             return true
@@ -276,7 +282,7 @@ public final class FaultyTCPProxy: Sendable {
     // MARK: - Forwarding
 
     /// Copies bytes both ways until one side closes or the fault strikes.
-    private func forward(client: Int32, server: Int32, fault: Fault) {
+    private func forward(client: Int32, server: Int32, fault: Fault, generation: Int) {
         let trigger: Trigger?
         switch fault {
         case .cut(let value, _), .stall(let value): trigger = value
@@ -294,7 +300,7 @@ public final class FaultyTCPProxy: Sendable {
                 guard count > 0 else { return }
                 let chunk = Array(buffer[0..<count])
                 let strikeAt = fromClient ? watch.clientSent(chunk) : watch.serverSent(chunk)
-                let strikes = strikeAt != nil && takeStrike()
+                let strikes = strikeAt != nil && takeStrike(generation)
                 let forwardCount = strikes ? strikeAt ?? chunk.count : chunk.count
                 if forwardCount > 0 {
                     Self.transmit(Array(chunk[0..<forwardCount]), to: fromClient ? server : client)
