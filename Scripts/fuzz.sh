@@ -19,11 +19,14 @@ build=.build/fuzz
 # Built in a folder of its own: the fuzz target exists only with ROLLSYNC_FUZZ=1 (Package.swift).
 # -sanitize=fuzzer is passed to every Swift compilation (SwiftPM's --sanitize=fuzzer only links
 # libFuzzer, leaving the parsers without the coverage instrumentation that guides the fuzzer).
+log=$(mktemp)
+status=0
 ROLLSYNC_FUZZ=1 swift build --build-path "$build" --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address \
-    --product rollsync-fuzz 2>&1 \
-    | grep -v -e "^\[" -e "Cannot export local symbol" || true
+    --product rollsync-fuzz > "$log" 2>&1 || status=$?
+grep -v -e "^\[" -e "Cannot export local symbol" "$log" || true
+rm -f "$log"
+[ "$status" -eq 0 ] || { echo "error: the fuzz build failed" >&2; exit 1; }
 binary="$build/debug/rollsync-fuzz"
-[ -x "$binary" ] || { echo "error: the fuzz build failed" >&2; exit 1; }
 
 if [ "${1:-}" = "--write-seeds" ]; then
     ROLLSYNC_FUZZ_WRITE_SEEDS="$PWD/Fuzz/Corpus" "$binary"
