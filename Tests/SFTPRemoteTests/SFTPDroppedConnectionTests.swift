@@ -176,7 +176,8 @@ struct SFTPDroppedConnectionTests {
     @Test func pipelinedDownloadsCutOrCancelledOverAndOver() async throws {
         let rounds = Int(ProcessInfo.processInfo.environment["ROLLSYNC_SFTP_STRESS_ROUNDS"] ?? "") ?? 20
         let server = try SFTPTestServer.current()
-        let proxy = try FaultyTCPProxy(forwardingTo: server.port)
+        // Every cut round makes new connections: more than a proxy accepts by default.
+        let proxy = try FaultyTCPProxy(forwardingTo: server.port, maximumConnections: 16 * rounds + 64)
         defer { proxy.stop() }
         let url = server.uniqueURL(port: proxy.port)
         let remoteFolder = server.localFolder(of: url)
@@ -228,6 +229,7 @@ struct SFTPDroppedConnectionTests {
         }
         #expect(try LargeFile.identical(last, original))
         #expect(outcomes.count > 1, "every round ended the same way: \(outcomes)")
+        #expect(proxy.acceptedConnections < proxy.maximumConnections, "the proxy turned connections away")
         print("SFTP stress, \(rounds) rounds: \(outcomes.sorted { $0.key < $1.key })")
         await store.close()
         try? FileManager.default.removeItem(at: remoteFolder)

@@ -92,8 +92,9 @@ public final class FaultyTCPProxy: Sendable {
         }
     }
 
-    /// The most connections the proxy accepts in its life.
-    public static let maximumConnections = 256
+    /// The most connections the proxy accepts in its life (256 unless the initializer is told
+    /// otherwise); later ones are closed at once.
+    public let maximumConnections: Int
 
     /// The loopback port the proxy listens on.
     public let port: Int
@@ -117,8 +118,9 @@ public final class FaultyTCPProxy: Sendable {
     }
 
     /// Starts forwarding from a fresh loopback port to `upstreamPort` on 127.0.0.1.
-    public init(forwardingTo upstreamPort: Int, lifetime: Duration = .seconds(15 * 60)) throws {
+    public init(forwardingTo upstreamPort: Int, lifetime: Duration = .seconds(15 * 60), maximumConnections: Int = 256) throws {
         self.upstreamPort = upstreamPort
+        self.maximumConnections = maximumConnections
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw TestSupportError("the proxy cannot create a socket") }
         var reuse: Int32 = 1
@@ -198,7 +200,7 @@ public final class FaultyTCPProxy: Sendable {
             if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
             guard client >= 0 else { continue }
             let accepted: (fault: Fault, generation: Int)? = state.withLock {
-                guard !$0.stopped, $0.accepted < Self.maximumConnections else { return nil }
+                guard !$0.stopped, $0.accepted < maximumConnections else { return nil }
                 $0.accepted += 1
                 var fault = Fault.none
                 if $0.faultyConnectionsLeft > 0 {
