@@ -145,6 +145,11 @@ struct S3ConfigurationTests {
         #expect(S3XMLElement.parse(Data("<Lis<?TOX_TES?>\n<my".utf8)) == nil)
         #expect(S3XMLElement.parse(Data("<?xml version=\"1.0\"?><a><?x?></a>".utf8)) == nil)
         #expect(S3XMLElement.parse(Data("<?xml CER=.0\"\n\"><?o?>\n<ListBucketResult/>".utf8)) == nil, "a PI after a broken declaration")
+        // UTF-16 without a BOM, which libxml2 would guess from the NUL bytes: `<?x?>`.
+        #expect(S3XMLElement.parse(Data([0x3C, 0x00, 0x3F, 0x00, 0x78, 0x00, 0x3F, 0x00, 0x3E, 0x00])) == nil)
+        // A declared encoding in which these UTF-8 bytes read `<?Ca?>` is not obeyed.
+        let ebcdic = Data(#"<?xml version="1.0" encoding="IBM037"?>"#.utf8) + Data("<a>Lo\u{C1}on</a>".utf8)
+        #expect(S3XMLElement.parse(ebcdic)?.text == "Lo\u{C1}on")
         #expect(S3XMLElement.parse(Data("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?><!-- c --><a><![CDATA[x]]></a>".utf8))?.name == "a")
         let body = Data(Array("<ListBucketResult><".utf8) + [0xCF, 0xCF] + Array("IsTruncated>false</IsTruncated></ListBucketResult>".utf8))
         #expect(S3XMLElement.parse(body) == nil)
