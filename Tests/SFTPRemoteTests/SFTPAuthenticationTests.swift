@@ -113,11 +113,13 @@ struct SFTPAuthenticationTests {
 
     /// An agent socket nobody listens on (an agent that died, a stale `SSH_AUTH_SOCK`) is passed
     /// over before libssh2 sees it: libssh2 closes the socket of a failed agent connection twice,
-    /// the second time perhaps another thread's descriptor. The key file logs in.
+    /// the second time perhaps another thread's descriptor. With a key the server refuses, the
+    /// login reaches the agent and reports that none answers.
     @Test func staleAgentSocketIsPassedOver() async throws {
         let server = try SFTPTestServer.current()
         let scratch = try TemporaryDirectory(prefix: "sftp-test")
         defer { scratch.remove() }
+        let stranger = try await TestProcess.generateKey(type: "ed25519", in: scratch.url)
         let socket = scratch.appending("stale.sock").path
         let bound = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(bound) }
@@ -128,14 +130,14 @@ struct SFTPAuthenticationTests {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(bound, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
         try #require(bindResult == 0, "bound, never listening: a connection is refused")
-        let store = try await SFTPRemoteStore(configuration: RemoteStoreConfiguration(
-            url: server.uniqueURL(),
-            settings: ["identity-file": server.identityFile, "host-key-fingerprint": server.hostFingerprint, "ssh-agent": socket]
-        ))
-        try await store.write(Data("past the stale agent".utf8), to: "stale.txt")
-        #expect(try await store.read("stale.txt") == Data("past the stale agent".utf8))
-        try await store.delete(.root / "stale.txt")
-        await store.close()
+        let error = await #expect(throws: RemoteStoreError.self) {
+            try await SFTPRemoteStore(configuration: RemoteStoreConfiguration(
+                url: server.uniqueURL(),
+                settings: ["identity-file": stranger, "host-key-fingerprint": server.hostFingerprint, "ssh-agent": socket]
+            ))
+        }
+        #expect(error?.code == .authenticationFailed)
+        #expect(error?.message.contains("none answers at \(socket)") == true, "\(error.map { "\($0)" } ?? "")")
     }
 
     @Test func typedConfigurationOpensTheStore() async throws {

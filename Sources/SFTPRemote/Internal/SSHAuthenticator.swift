@@ -57,8 +57,11 @@ struct SSHAuthenticator {
             attempts.append("the password")
         }
         if configuration.usesAgent, offered.contains("publickey") {
-            if try tryAgent(session: session) { return }
-            attempts.append("the keys of ssh-agent")
+            switch try tryAgent(session: session) {
+            case true?: return
+            case false?: attempts.append("the keys of ssh-agent")
+            case nil: attempts.append("ssh-agent (none answers at \(agentSocket ?? "SSH_AUTH_SOCK, which is not set"))")
+            }
         }
         let tried = attempts.isEmpty ? "no usable method was configured" : "tried " + attempts.joined(separator: ", ")
         let serverOffers = offered.sorted().joined(separator: ", ")
@@ -104,20 +107,24 @@ struct SSHAuthenticator {
         return false
     }
 
-    /// Tries every identity of the ssh-agent (at the configured socket, else `SSH_AUTH_SOCK`);
-    /// true on success, false at once when no agent answers there.
+    /// The ssh-agent socket: the configured one, else `SSH_AUTH_SOCK`.
+    private var agentSocket: String? {
+        configuration.agentSocket ?? ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"]
+    }
+
+    /// Tries every identity of the ssh-agent at ``agentSocket``: true on success, false when none
+    /// logs in, `nil` at once when no agent answers there.
     ///
     /// libssh2 (1.10 and 1.11) closes the socket of a connection to the agent that fails but keeps
     /// its number, and `libssh2_agent_free` then closes that number again: by then, perhaps,
     /// another thread's socket or file (a stale `SSH_AUTH_SOCK` did it on every connection). So
     /// the agent is handed to libssh2 only once a connection of our own to it succeeded, and an
     /// agent whose connection still fails is left unfreed (a few bytes).
-    private func tryAgent(session: OpaquePointer) throws -> Bool {
-        guard let socket = configuration.agentSocket ?? ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"],
-            Self.agentAnswers(at: socket), let agent = libssh2_agent_init(session)
-        else { return false }
+    private func tryAgent(session: OpaquePointer) throws -> Bool? {
+        guard let socket = agentSocket, Self.agentAnswers(at: socket) else { return nil }
+        guard let agent = libssh2_agent_init(session) else { return false }
         libssh2_agent_set_identity_path(agent, socket)
-        guard libssh2_agent_connect(agent) == 0 else { return false }
+        guard libssh2_agent_connect(agent) == 0 else { return nil }
         defer { libssh2_agent_free(agent) }
         defer { libssh2_agent_disconnect(agent) }
         guard libssh2_agent_list_identities(agent) == 0 else { return false }
