@@ -118,9 +118,10 @@ public final class S3RemoteStore: RemoteStore {
     /// present recognises its own earlier attempt by a random `x-amz-meta-rollsync-writer`.
     ///
     /// S3 refuses a conditional write that meets another of the same key in flight with
-    /// `409 ConditionalRequestConflict` ("retry"), which is `rateLimited`: such an answer is
+    /// `409 ConditionalRequestConflict` ("retry"), which is `rateLimited`: that answer is
     /// followed by a `HEAD`, and once another creator's object is there this one has lost
-    /// (`alreadyExists`) instead of retrying until it gives up with `rateLimited`.
+    /// (`alreadyExists`) instead of retrying until it gives up with `rateLimited`. Other
+    /// rate-limit answers (`SlowDown`, 429) are retried without a `HEAD`.
     public func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
         let size = try Self.sizeOfLocalFile(localFile, for: path)
         guard size <= Configuration.maximumCopySize else {
@@ -137,7 +138,7 @@ public final class S3RemoteStore: RemoteStore {
                     headers: ["Content-Type: application/octet-stream", "If-None-Match: *", "x-amz-meta-rollsync-writer: \(writer)"],
                     body: .file(localFile, size: size), for: path, accepting: [200, 412], idempotent: false
                 )
-            } catch let conflict as RemoteStoreError where conflict.code == .rateLimited {
+            } catch let conflict as RemoteStoreError where (conflict.underlying as? S3ServiceError)?.code == "ConditionalRequestConflict" {
                 guard let existing = try await head(path) else { throw conflict }
                 if existing.headers["x-amz-meta-rollsync-writer"] == writer { return }
                 throw RemoteStoreError(.alreadyExists, path: path, message: "a file already exists at this path", underlying: conflict)
