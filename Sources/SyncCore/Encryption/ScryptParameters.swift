@@ -66,7 +66,7 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
             throw DecodingError.dataCorruptedError(
                 forKey: .log2N,
                 in: container,
-                debugDescription: "scrypt parameters log2N=\(log2N) r=\(r) p=\(p) are outside the accepted ranges"
+                debugDescription: "scrypt parameters log2N=\(log2N) r=\(r) p=\(p) are outside the accepted ranges, memory (1 GiB) or work (N·r·p ≤ 2^24)"
             )
         }
         self = parameters
