@@ -35,6 +35,7 @@ if [ "${1:-}" = "--write-seeds" ]; then
 fi
 
 seconds=${1:-15}
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "usage: Scripts/fuzz.sh [SECONDS [TARGET…]] | --write-seeds" >&2; exit 2; }
 shift || true
 if [ $# -gt 0 ]; then targets=("$@"); else
     mapfile -t targets < <(ls Fuzz/Corpus)

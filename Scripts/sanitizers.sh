@@ -47,7 +47,7 @@ for sanitizer in "${sanitizers[@]}"; do
     thread)
         folder=.build/tsan
         arguments=(--filter "RemoteTransportSupportTests|SFTPRemoteTests|WebDAVRemoteTests|S3RemoteTests|FileRemoteTests|AutomaticSync")
-        export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/Scripts/tsan-suppressions.txt
+        export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions='$PWD/Scripts/tsan-suppressions.txt'"
         ;;
     *)
         echo "error: unknown sanitizer '$sanitizer' (address or thread)" >&2

@@ -80,13 +80,14 @@ struct SourceStructureTests {
     /// `TestProcess` and `SpawnedProcess`).
     @Test("no source or test starts a process with Foundation's Process")
     func noFoundationProcess() throws {
-        let construction = try Regex(#"\bProcess\(\)"#)
+        let construction = try Regex(#"\bProcess(\(\)|\.run\(|\.init\()"#)
         var offenders: [String] = []
         var count = 0
         for folder in ["Sources", "Tests", "Fuzz/Sources"] {
             let root = Self.repository.appendingPathComponent(folder)
             let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-            for file in files where file.pathExtension == "swift" {
+            // This file names what it looks for.
+            for file in files where file.pathExtension == "swift" && file.path != #filePath {
                 count += 1
                 if try String(contentsOf: file, encoding: .utf8).contains(construction) { offenders.append(file.lastPathComponent) }
             }
