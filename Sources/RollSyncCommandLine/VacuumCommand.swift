@@ -13,7 +13,11 @@ struct VacuumCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("retire-after-days"),
-        help: ArgumentHelp("Stop waiting for clients silent this many days (they re-bootstrap from a whole store if they return).", valueName: "days")
+        help: ArgumentHelp(
+            "Stop waiting for clients silent this many days (they re-bootstrap from a whole store if they return). "
+                + "A client that syncs without pushing records its sync once a day: give two days or more.",
+            valueName: "days"
+        )
     )
     var retireAfterDays: Double?
 

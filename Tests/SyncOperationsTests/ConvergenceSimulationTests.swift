@@ -125,7 +125,10 @@ struct ConvergenceSimulationTests {
         let memory = try remote.faults
         let clientCount = 3 + Int(random.next() % 3)
         let clients = try (0..<clientCount).map { index in
-            try TestClient("client-\(index)", remote: remote.store, schema: schema, tables: tables)
+            try TestClient(
+                "client-\(index)", remote: remote.store, schema: schema, tables: tables,
+                lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index)
+            )
         }
         var created = 0
         var syncs = 0

@@ -102,7 +102,7 @@ final class IntegerKeySimulation {
         clients = try (0..<count).map { index in
             try TestClient(
                 "client-\(index)", remote: remote.store, schema: IntegerKeySimulationTests.schema(joinTableWithoutRowid: seed % 2 == 0),
-                tables: IntegerKeySimulationTests.tables
+                tables: IntegerKeySimulationTests.tables, lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index)
             )
         }
     }

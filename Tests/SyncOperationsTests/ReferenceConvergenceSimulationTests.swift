@@ -180,7 +180,8 @@ final class ReferenceSimulation {
         clients = try (0..<clientCount).map { index in
             try TestClient(
                 "client-\(index)", remote: remote.store, schema: ReferenceConvergenceSimulationTests.schema(joinTableWithoutRowid: seed % 2 == 0),
-                tables: Self.tables, foreignKeys: foreignKeysOffOnFirstClient ? index != 0 : true
+                tables: Self.tables, foreignKeys: foreignKeysOffOnFirstClient ? index != 0 : true,
+                lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index)
             )
         }
         evolution = schemaMigrations ? SchemaEvolution(clientCount: clientCount) : nil

@@ -8,10 +8,11 @@ import Testing
 @Suite("Requests per sync")
 struct RoundTripTests {
     /// A sync with nothing new (format 2): one listing of `RecentSyncs/` (the integrity key and
-    /// every client's newest set), the new last-sync marker and the deletion of the old one,
-    /// whatever the number of clients and the length of history.
+    /// every client's newest set), and no write (the marker is kept: see
+    /// ``SyncConfiguration/lastSyncRecordInterval``), whatever the number of clients and the
+    /// length of history.
     @Test(
-        "a sync with nothing new costs three requests, whatever the number of clients and the history",
+        "a sync with nothing new costs one listing and writes nothing, whatever the number of clients and the history",
         arguments: [(Backend.memory, 2, 10), (.memory, 2, 1_000), (.memory, 10, 10), (.memory, 30, 3), (.folder, 2, 10), (.folder, 10, 100)]
     )
     func nothingNewIsConstant(backend: Backend, clients: Int, history: Int) async throws {
@@ -33,18 +34,16 @@ struct RoundTripTests {
 
         await remote.memory?.resetStatistics()
         let report = try await ben.sync()
-        #expect(report.requests == 3)
+        #expect(report.requests == 1)
+        #expect(report.writeCalls == 0)
         #expect(report.appliedSets == 0)
         #expect(report.pushedChanges == 0)
         guard let memory = remote.memory else { return }
         let statistics = await memory.statistics
-        #expect(statistics.totalRequests == 3)
-        #expect(statistics.requests(of: .list) == 1)
-        #expect(statistics.requests(of: .upload) == 1)
-        #expect(statistics.requests(of: .delete) == 1)
+        #expect(statistics.requests == [.list: 1])
     }
 
-    @Test("a sync applying one new set of one client among 30 costs four requests and the download")
+    @Test("a sync applying one new set of one client among 30 costs two listings and the download, and writes nothing")
     func oneNewSetAmongManyClients() async throws {
         let remote = try TestRemote(.memory)
         let memory = try remote.faults
@@ -64,7 +63,8 @@ struct RoundTripTests {
         #expect(report.appliedSets == 1)
         #expect(try ben.value("SELECT label FROM tag WHERE id = ?", ["t-\(writers[17].name)"]) == "second".databaseValue)
         #expect(statistics.requests(of: .download) == 1)
-        #expect(report.requests == 4 + 1)
+        #expect(report.requests == 2 + 1)
+        #expect(report.writeCalls == 0)
         #expect(statistics.requests(of: .list) == 2)
     }
 

@@ -127,6 +127,7 @@ final class TestClient: Sendable {
         tables: [String] = NotesSchema.tables,
         foreignKeys: Bool = true,
         applicationID: SyncIdentifier = TestClient.applicationID,
+        lastSyncRecordInterval: Duration = SyncConfiguration.defaultLastSyncRecordInterval,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
         self.name = try SyncIdentifier(name)
@@ -157,14 +158,24 @@ final class TestClient: Sendable {
             documentID: Self.documentID,
             localStore: localStore,
             documentDescription: "test notebook",
-            delegate: delegate
+            delegate: delegate,
+            lastSyncRecordInterval: lastSyncRecordInterval
         )
     }
 
+    /// The `lastSyncRecordInterval` of the simulations' client `index`: the default for even
+    /// indices (a sync that pushes nothing keeps the client's marker), zero for odd ones (every
+    /// sync records itself), so every simulation mixes both.
+    static func lastSyncRecordInterval(ofSimulatedClient index: Int) -> Duration {
+        index.isMultiple(of: 2) ? SyncConfiguration.defaultLastSyncRecordInterval : .zero
+    }
+
     /// Anna and Ben, both registered with the document and synced once.
-    static func syncedPair(on remote: TestRemote) async throws -> (TestClient, TestClient) {
-        let anna = try TestClient("anna", remote: remote.store)
-        let ben = try TestClient("ben", remote: remote.store)
+    static func syncedPair(
+        on remote: TestRemote, lastSyncRecordInterval: Duration = SyncConfiguration.defaultLastSyncRecordInterval
+    ) async throws -> (TestClient, TestClient) {
+        let anna = try TestClient("anna", remote: remote.store, lastSyncRecordInterval: lastSyncRecordInterval)
+        let ben = try TestClient("ben", remote: remote.store, lastSyncRecordInterval: lastSyncRecordInterval)
         try await anna.sync()
         try await ben.sync()
         return (anna, ben)

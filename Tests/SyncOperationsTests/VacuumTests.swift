@@ -1,16 +1,40 @@
 import Foundation
 import GRDB
+import RemoteProtocol
 import SyncCore
 import Testing
 
 @Suite("Vacuum")
 struct VacuumTests {
+    @Test("a client that only applies tells vacuum at its next record (its next push here), never before")
+    func applyOnlySyncsAcknowledgeLater() async throws {
+        let remote = try TestRemote(.memory)
+        let anna = try TestClient("anna", remote: remote.store)
+        let ben = try TestClient("ben", remote: remote.store)
+        for client in [anna, ben] { try await client.sync() }
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'f')")
+        let pushed = try #require(try await anna.sync().pushedSetName)
+        #expect(try await ben.sync().appliedSets == 1)
+        _ = try await anna.manager.uploadWholeStore()
+
+        let held = try await anna.manager.vacuum()
+        #expect(held.removedSets.isEmpty)
+        #expect(held.holds.map(\.client) == [ben.name] && held.holds.map(\.reason) == [.notApplied])
+
+        try ben.execute("INSERT INTO tag VALUES ('t1', 'ben')")
+        try await ben.sync()
+        #expect(try await anna.manager.vacuum().removedSets == [pushed])
+        try await anna.sync()
+        #expect(try anna.dump() == ben.dump())
+    }
+
     @Test("vacuum removes exactly the sets every client applied and every whole store contains", arguments: Backend.allCases)
     func removesExactlyWhatIsSafe(backend: Backend) async throws {
         let remote = try TestRemote(backend)
-        let anna = try TestClient("anna", remote: remote.store)
-        let ben = try TestClient("ben", remote: remote.store)
-        let carl = try TestClient("carl", remote: remote.store)
+        // Every sync records itself, so each client's record says what it applied at once.
+        let anna = try TestClient("anna", remote: remote.store, lastSyncRecordInterval: .zero)
+        let ben = try TestClient("ben", remote: remote.store, lastSyncRecordInterval: .zero)
+        let carl = try TestClient("carl", remote: remote.store, lastSyncRecordInterval: .zero)
         for client in [anna, ben, carl] { try await client.sync() }
         var pushed: [String] = []
         for index in 1...2 {
@@ -61,7 +85,7 @@ struct VacuumTests {
     @Test("a whole store lacking a set holds vacuum back; vacuums on several clients at once are safe")
     func wholeStoreHoldsAndConcurrentVacuums() async throws {
         let remote = try TestRemote(.memory)
-        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote, lastSyncRecordInterval: .zero)
         _ = try await ben.manager.uploadWholeStore()
         try anna.execute("INSERT INTO folder VALUES ('f1', 'a')")
         try ben.execute("INSERT INTO folder VALUES ('f2', 'b')")
@@ -96,7 +120,7 @@ struct VacuumTests {
 
     /// The sleeping-client scenario, on any remote (also run through the real servers).
     static func sleepingClientConverges(through remote: TestRemote) async throws {
-        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote, lastSyncRecordInterval: .zero)
         try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox'); INSERT INTO note VALUES ('n1', 'f1', 'One', 'a', 1)")
         try await anna.sync()
         try await ben.sync()

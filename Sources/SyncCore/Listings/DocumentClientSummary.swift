@@ -6,7 +6,9 @@ public struct DocumentClientSummary: Sendable, Equatable {
     public var clientID: SyncIdentifier
     /// Its description from its device info (empty if that is missing).
     public var description: String
-    /// When it last completed a sync of this document (from its `RecentSyncs/` marker name);
+    /// When it last recorded a completed sync of this document (from its `RecentSyncs/` marker
+    /// name): its last push, or a sync that pushed nothing at most its
+    /// ``SyncConfiguration/lastSyncRecordInterval`` (one day by default) before its last one;
     /// `nil` if never.
     public var lastSyncDate: Date?
     /// When its newest complete whole store was taken (from the unit's name); `nil` if it has none.

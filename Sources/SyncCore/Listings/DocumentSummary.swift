@@ -12,7 +12,8 @@ public struct DocumentSummary: Sendable, Equatable {
     public var createdBy: SyncIdentifier
     /// When it was created (by the creator's clock).
     public var createdAt: Date
-    /// The most recent sync of any client (from the names in `RecentSyncs/`); `nil` if no client
-    /// has completed a sync yet.
+    /// The most recent sync any client recorded (from the names in `RecentSyncs/`; see
+    /// ``DocumentClientSummary/lastSyncDate`` for how late it may be); `nil` if no client has
+    /// completed a sync yet.
     public var lastSyncDate: Date?
 }

@@ -15,7 +15,7 @@ extension DocumentSyncManager {
     /// ```
     ///
     /// It is ``LocalStore/init(writer:)``, ``ApplicationSyncManager/init(store:applicationID:device:encryption:logger:)``
-    /// and ``init(application:documentID:localStore:documentDescription:delegate:)`` together, with
+    /// and ``init(application:documentID:localStore:documentDescription:delegate:lastSyncRecordInterval:)`` together, with
     /// the defaults of ``SyncConfiguration``; build those yourself to share one
     /// ``ApplicationSyncManager`` between documents.
     ///
@@ -102,7 +102,8 @@ extension DocumentSyncManager {
             )
             return try DocumentSyncManager(
                 application: application, documentID: documentID, localStore: localStore,
-                documentDescription: configuration.documentDescription, delegate: configuration.delegate, claim: claim
+                documentDescription: configuration.documentDescription, delegate: configuration.delegate,
+                lastSyncRecordInterval: configuration.lastSyncRecordInterval, claim: claim
             )
         }
         let tables = configuration.tables

@@ -41,6 +41,9 @@ public actor DocumentSyncManager {
     /// whole-store operations on other documents.
     public nonisolated let application: ApplicationSyncManager
     private let documentDescription: String
+    /// How old this client's last-sync marker may get before a sync that pushes nothing rewrites
+    /// it (see ``SyncConfiguration/lastSyncRecordInterval``).
+    private let lastSyncRecordInterval: Duration
     let delegate: any DocumentSyncDelegate
     let state: LocalSyncState
     let broadcaster = ProgressBroadcaster()
@@ -71,6 +74,8 @@ public actor DocumentSyncManager {
     ///   - localStore: the database's local store, with the synced tables registered.
     ///   - documentDescription: stored in `documentInfo.json` if this client creates the document.
     ///   - delegate: the application's decisions; `nil` takes every default.
+    ///   - lastSyncRecordInterval: how stale a sync that pushes nothing may leave this client's
+    ///     last-sync record (see ``SyncConfiguration/lastSyncRecordInterval``); one day by default.
     /// - Throws: ``SyncError/Code/notRegistered`` if the database is already bound to another
     ///   document or another client identifier (a database syncs one document as one client);
     ///   ``SyncError/Code/alreadyOpen`` if another manager of this process syncs the same database
@@ -81,11 +86,12 @@ public actor DocumentSyncManager {
         documentID: SyncIdentifier,
         localStore: LocalStore,
         documentDescription: String = "",
-        delegate: (any DocumentSyncDelegate)? = nil
+        delegate: (any DocumentSyncDelegate)? = nil,
+        lastSyncRecordInterval: Duration = SyncConfiguration.defaultLastSyncRecordInterval
     ) throws {
         try self.init(
             application: application, documentID: documentID, localStore: localStore, documentDescription: documentDescription,
-            delegate: delegate, claim: nil
+            delegate: delegate, lastSyncRecordInterval: lastSyncRecordInterval, claim: nil
         )
     }
 
@@ -97,12 +103,14 @@ public actor DocumentSyncManager {
         localStore: LocalStore,
         documentDescription: String,
         delegate: (any DocumentSyncDelegate)?,
+        lastSyncRecordInterval: Duration,
         claim: DatabaseClaim?
     ) throws {
         self.application = application
         self.documentID = documentID
         self.localStore = localStore
         self.documentDescription = documentDescription
+        self.lastSyncRecordInterval = lastSyncRecordInterval
         self.delegate = delegate ?? DefaultDocumentSyncDelegate()
         state = LocalSyncState(writer: localStore.writer)
         let clientID = application.device.clientID
@@ -240,13 +248,15 @@ public actor DocumentSyncManager {
     }
 
     /// A sync, logged: its start, the schema changes it followed, and how it ended (see
-    /// ``performUnloggedSync()``).
-    func performSync() async throws -> SyncReport {
+    /// ``performUnloggedSync(recording:)``). With `recording`, the sync writes this client's
+    /// last-sync record even if it pushes nothing and the record is younger than
+    /// ``SyncConfiguration/lastSyncRecordInterval``.
+    func performSync(recording: Bool = false) async throws -> SyncReport {
         let logger = application.logger
         let start = ContinuousClock.now
         logger.debug("sync started", metadata: ["document": "\(documentID)"])
         do {
-            let report = try await performUnloggedSync()
+            let report = try await performUnloggedSync(recording: recording)
             for change in report.schemaChanges {
                 logger.notice("schema change followed", metadata: ["document": "\(documentID)", "change": "\(change)"])
             }
@@ -263,7 +273,7 @@ public actor DocumentSyncManager {
         }
     }
 
-    private func performUnloggedSync() async throws -> SyncReport {
+    private func performUnloggedSync(recording: Bool) async throws -> SyncReport {
         var report = SyncReport()
         defer { broadcaster.send(SyncProgress(phase: .finished)) }
         var application = try await self.application.register()
@@ -304,6 +314,7 @@ public actor DocumentSyncManager {
                 clientID: application.clientID,
                 integrityKey: integrityKey,
                 recentSyncMarkers: registration.recentSyncMarkers,
+                lastSyncRecordInterval: recording ? .zero : lastSyncRecordInterval,
                 includeOwnSets: registration.needsOwnSets,
                 localStore: localStore,
                 state: state,
@@ -323,6 +334,7 @@ public actor DocumentSyncManager {
                 let counts = counter.counts
                 report.requests = counts.requests
                 report.storeCalls = counts.storeCalls
+                report.writeCalls = counts.writeCalls
                 report.bytesUploaded = counts.bytesUploaded
                 report.bytesDownloaded = counts.bytesDownloaded
                 return report

@@ -59,6 +59,19 @@ public struct SyncConfiguration: Sendable {
     /// they are). A connection with a busy mode or a `PRAGMA busy_timeout` of its own is left as
     /// it is, and so is every connection when this is `nil`. 30 s by default.
     public var busyTimeout: Duration? = .seconds(30)
+    /// How stale a sync that pushes nothing may leave this client's last-sync record, which tells
+    /// the other clients when this one last synced (listings, vacuum's silent clients) and which
+    /// of their change sets it applied (what vacuum may remove). A sync that pushes writes it
+    /// always; one that only applies, or finds nothing new, writes it only once it is this old (or
+    /// when it is missing), so a sync with nothing new costs one listing and writes nothing. The
+    /// times others see are then up to this late, and vacuum removes sets up to this much later:
+    /// retire clients (``VacuumOptions/retireClientsSilentFor``) only after a silence well beyond
+    /// it. ``defaultLastSyncRecordInterval`` (one day) by default; `.zero` records every sync.
+    /// Remote format 1 records every sync whatever this says.
+    public var lastSyncRecordInterval = defaultLastSyncRecordInterval
+
+    /// The default ``lastSyncRecordInterval``: one day.
+    public static let defaultLastSyncRecordInterval = Duration.seconds(86_400)
 
     /// A configuration syncing `tables` for the application `applicationID`, with every default.
     public init(applicationID: String, tables: [String]) {

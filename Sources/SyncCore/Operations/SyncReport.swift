@@ -27,6 +27,11 @@ public struct SyncReport: Sendable {
     /// Calls of the remote store's primitives this sync made (a WebDAV download is one call and
     /// two requests), counted like ``requests``.
     public var storeCalls = 0
+    /// The calls among ``storeCalls`` that changed the remote (uploads, copies, deletions,
+    /// directory creations): normally none for a sync that finds nothing new or only applies,
+    /// which records itself only every ``SyncConfiguration/lastSyncRecordInterval`` (and when its
+    /// record is missing, or after a registration or a whole-store install).
+    public var writeCalls = 0
     /// Bytes this sync uploaded (as stored, after the codec).
     public var bytesUploaded: Int64 = 0
     /// Bytes this sync downloaded (as stored, before the codec).

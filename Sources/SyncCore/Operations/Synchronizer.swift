@@ -25,6 +25,10 @@ import RemoteProtocol
 /// 4. **Record** the sync: write the new last-sync marker, which names the set about to be pushed
 ///    (format 2), **before** that set is uploaded, so no reader can miss it. If the marker cannot be
 ///    written, nothing is pushed and the sync fails; without anything to push, it is a warning.
+///    A format-2 sync that pushes nothing keeps the marker it finds listed when that marker still
+///    announces the right set and is younger than ``lastSyncRecordInterval`` (see
+///    ``keepsMarker(announcing:listed:found:at:)``): a sync with nothing new is then one listing
+///    and writes nothing, and a sync that only applies costs the listing and its downloads.
 /// 5. **Push** the local pending changes (including values re-published by conflict decisions)
 ///    as one new immutable set, recorded locally before the upload so a lost reply neither loses
 ///    nor duplicates anything (see ``OutgoingChangeSet``); then delete the previous marker.
@@ -50,6 +54,9 @@ struct Synchronizer: Sendable {
     let clientID: SyncIdentifier
     let integrityKey: String
     let recentSyncMarkers: [String]
+    /// How old this client's marker may get before a sync that pushes nothing rewrites it (see
+    /// ``SyncConfiguration/lastSyncRecordInterval``).
+    let lastSyncRecordInterval: Duration
     /// Whether this client's own sets are listed and applied too (after a whole-store install).
     let includeOwnSets: Bool
     let localStore: LocalStore
@@ -96,6 +103,10 @@ struct Synchronizer: Sendable {
             clientID: clientID, date: Date(),
             newestSet: format.announcesNewestSets ? newestOwn.map { .set($0) } ?? .nothingPushed : .unannounced
         )
+        if outgoing == nil, let recentSyncs, keepsMarker(announcing: marker.newestSet, listed: recentSyncs, found: found.mode, at: marker.date) {
+            logger.debug("last-sync marker kept", metadata: ["marker": "\(recentSyncMarkers[0])"])
+            return .completed
+        }
         do {
             try await writeMarker(marker, appliedThrough: try await appliedThrough(found.known))
         } catch {
@@ -291,6 +302,31 @@ struct Synchronizer: Sendable {
             report.warnings.append(.rowsWithoutKey(table: table, count: count))
         }
         return try await publisher.prepare()
+    }
+
+    /// Whether a sync that pushes nothing may leave this client's marker as it is: the sets were
+    /// found by its announcements (`mode` ``ChangeSetDiscovery/Mode/announced``: not the first
+    /// pass after a registration or a whole-store install, which replaced what is applied here),
+    /// the marker is the only one this client has left (none to delete), it is `listed` (not lost
+    /// to a failed upload or deleted behind this client's back), it announces `newestSet` already
+    /// (format 2), and it was written less than ``lastSyncRecordInterval`` before `now`. A marker
+    /// dated after `now` (the clock went back) is rewritten, so the times other clients see stay
+    /// this clock's.
+    ///
+    /// What a kept marker lags behind on: the time of this client's last sync (others see it at
+    /// most the interval late) and what it applied since (its record's `appliedThrough`, which
+    /// vacuum reads: the sets this client applied are removed at most the interval later). Neither
+    /// decides what any client fetches, so nothing is missed.
+    private func keepsMarker(
+        announcing newestSet: RecentSyncName.NewestSet, listed: [RemoteItem], found mode: ChangeSetDiscovery.Mode, at now: Date
+    ) -> Bool {
+        guard mode == .announced, newestSet != .unannounced, recentSyncMarkers.count == 1,
+            let current = RecentSyncName(fileName: recentSyncMarkers[0]),
+            current.clientID == clientID, current.newestSet == newestSet,
+            listed.contains(where: { !$0.isDirectory && $0.name == current.fileName })
+        else { return false }
+        let age = now.timeIntervalSince(current.date)
+        return age >= 0 && age < lastSyncRecordInterval.timeInterval
     }
 
     /// For each other client, the newest of its known sets that is applied here.

@@ -9,8 +9,8 @@ import Synchronization
 /// ``Counts/requests`` counts what the server sees: the protocol requests each call made (HTTP
 /// requests, SFTP operations), as the backend reports them through ``RemoteRequestCounter``;
 /// a call to a backend that reports nothing (a folder, the in-memory store, most third-party
-/// backends) counts as one. ``Counts/storeCalls`` counts the calls of the primitives. Failed calls
-/// count in both. Bytes are the sizes of the local files uploaded and of the files downloaded
+/// backends) counts as one. ``Counts/storeCalls`` counts the calls of the primitives, and
+/// ``Counts/writeCalls`` those among them that change the remote. Failed calls count in all three. Bytes are the sizes of the local files uploaded and of the files downloaded
 /// (copies happen on the server and move no bytes through the client as far as this store can
 /// tell). Each call is also logged at `debug` to `logger`: the primitive, the remote path, the
 /// requests, bytes, duration and outcome.
@@ -22,6 +22,9 @@ package final class CountingRemoteStore: RemoteStore {
         package var requests = 0
         /// Calls of the store's primitives, failed ones included.
         package var storeCalls = 0
+        /// The calls among ``storeCalls`` that change the remote: uploads, copies, deletions and
+        /// directory creations (object stores bill them above reads).
+        package var writeCalls = 0
         /// Bytes of the local files uploaded successfully.
         package var bytesUploaded: Int64 = 0
         /// Bytes of the files downloaded successfully.
@@ -55,18 +58,18 @@ package final class CountingRemoteStore: RemoteStore {
     }
 
     package func createDirectory(at path: RemotePath) async throws {
-        try await request("createDirectory", path) { try await base.createDirectory(at: path) }
+        try await request("createDirectory", path, writes: true) { try await base.createDirectory(at: path) }
     }
 
     package func upload(contentsOf localFile: URL, to path: RemotePath) async throws {
         let size = Self.size(of: localFile)
-        try await request("upload", path, bytes: size) { try await base.upload(contentsOf: localFile, to: path) }
+        try await request("upload", path, bytes: size, writes: true) { try await base.upload(contentsOf: localFile, to: path) }
         state.withLock { $0.bytesUploaded += size }
     }
 
     package func createExclusively(contentsOf localFile: URL, at path: RemotePath) async throws {
         let size = Self.size(of: localFile)
-        try await request("upload", path, bytes: size) { try await base.createExclusively(contentsOf: localFile, at: path) }
+        try await request("upload", path, bytes: size, writes: true) { try await base.createExclusively(contentsOf: localFile, at: path) }
         state.withLock { $0.bytesUploaded += size }
     }
 
@@ -87,7 +90,7 @@ package final class CountingRemoteStore: RemoteStore {
     }
 
     package func deleteTemporaryFile(_ file: TemporaryFile) async throws {
-        try await request("delete temporary file", file.directory, bytes: nil) { try await base.deleteTemporaryFile(file) }
+        try await request("delete temporary file", file.directory, writes: true) { try await base.deleteTemporaryFile(file) }
     }
 
     package func changeNotifications(in directory: RemotePath) -> AsyncStream<Void>? {
@@ -95,7 +98,7 @@ package final class CountingRemoteStore: RemoteStore {
     }
 
     package func copy(_ source: RemotePath, to destination: RemotePath) async throws {
-        try await request("copy", source) { try await base.copy(source, to: destination) }
+        try await request("copy", source, writes: true) { try await base.copy(source, to: destination) }
     }
 
     package func list(_ directory: RemotePath) async throws -> [RemoteItem] {
@@ -103,17 +106,17 @@ package final class CountingRemoteStore: RemoteStore {
     }
 
     package func delete(_ path: RemotePath) async throws {
-        try await request("delete", path) { try await base.delete(path) }
+        try await request("delete", path, writes: true) { try await base.delete(path) }
     }
 
     package func close() async {
         await base.close()
     }
 
-    /// Counts one call of `primitive` and the protocol requests it made, and logs it once it
-    /// has ended.
+    /// Counts one call of `primitive` (a write when `writes`) and the protocol requests it made,
+    /// and logs it once it has ended.
     private func request<Result>(
-        _ primitive: String, _ path: RemotePath, bytes: Int64? = nil, _ body: () async throws -> Result
+        _ primitive: String, _ path: RemotePath, bytes: Int64? = nil, writes: Bool = false, _ body: () async throws -> Result
     ) async throws -> Result {
         let start = ContinuousClock.now
         let (outcome, reported) = await RemoteRequestCounter.measure(body)
@@ -121,6 +124,7 @@ package final class CountingRemoteStore: RemoteStore {
         state.withLock {
             $0.storeCalls += 1
             $0.requests += requests
+            if writes { $0.writeCalls += 1 }
         }
         var metadata: Logger.Metadata = [
             "primitive": "\(primitive)", "path": "\(path)", "requests": "\(requests)",

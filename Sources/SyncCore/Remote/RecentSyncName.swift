@@ -8,7 +8,8 @@ import Foundation
 /// `<clock>-<id>` of the newest change set the client pushed, or `none`: one listing of
 /// `RecentSyncs/` then tells what every client has published, and a sync lists a client's change
 /// sets only when it has not applied that set (see ``NewestSet``). Each client keeps exactly one
-/// marker: a sync writes its new marker, then deletes the previous one. `@` cannot occur in a
+/// marker: a sync that records itself (every push; see ``Synchronizer``) writes its new marker,
+/// then deletes the previous one. `@` cannot occur in a
 /// ``SyncIdentifier``, which keeps the name unambiguous. Names that do not follow the pattern are
 /// ignored by ``init(fileName:)``.
 package struct RecentSyncName: Hashable, Sendable, CustomStringConvertible {

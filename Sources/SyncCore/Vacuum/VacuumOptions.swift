@@ -5,6 +5,9 @@ public struct VacuumOptions: Sendable, Equatable {
     /// Clients whose last sync is older than this are treated as **retired**: they no longer
     /// hold vacuum back, and their whole stores that lack removed sets are deleted. If such a
     /// client syncs again, it re-bootstraps from a whole store, keeping its unpushed changes.
+    /// A client that syncs without pushing records its sync only every
+    /// ``SyncConfiguration/lastSyncRecordInterval`` (one day by default), so choose a silence well
+    /// beyond that (days, not hours), or working clients are retired too.
     /// `nil` (the default): every registered client holds vacuum back until it has applied.
     public var retireClientsSilentFor: TimeInterval?
     /// Keep this client's change sets whose newest change is younger than this, even when every
