@@ -28,6 +28,27 @@ struct VacuumTests {
         #expect(try anna.dump() == ben.dump())
     }
 
+    @Test("a last-sync record that cannot be read holds vacuum back instead of failing it")
+    func unreadableRecordHolds() async throws {
+        let remote = try TestRemote(.memory)
+        let anna = try TestClient("anna", remote: remote.store)
+        let ben = try TestClient("ben", remote: remote.store)
+        for client in [anna, ben] { try await client.sync() }
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'f')")
+        let pushed = try #require(try await anna.sync().pushedSetName)
+        _ = try await ben.manager.vacuum()
+        _ = try await anna.manager.uploadWholeStore()
+        let bensMarker = try #require(try await remote.recentSyncMarkers().first { $0.hasPrefix("ben@") })
+        let intact = try await remote.store.read(RemotePath("\(Paths.recentSyncs)/\(bensMarker)"))
+        try await remote.store.write(Data("not json".utf8), to: RemotePath("\(Paths.recentSyncs)/\(bensMarker)"))
+
+        let held = try await anna.manager.vacuum()
+        #expect(held.removedSets.isEmpty)
+        #expect(held.holds.map(\.client) == [ben.name] && held.holds.map(\.reason) == [.notApplied])
+        try await remote.store.write(intact, to: RemotePath("\(Paths.recentSyncs)/\(bensMarker)"))
+        #expect(try await anna.manager.vacuum().removedSets == [pushed])
+    }
+
     @Test("vacuum removes exactly the sets every client applied and every whole store contains", arguments: Backend.allCases)
     func removesExactlyWhatIsSafe(backend: Backend) async throws {
         let remote = try TestRemote(backend)

@@ -90,21 +90,32 @@ struct Vacuum: Sendable {
         return holds.sorted { ($0.client?.rawValue ?? "") < ($1.client?.rawValue ?? "") }
     }
 
-    /// The other clients with a change-set directory, with their newest last-sync record.
+    /// The other clients with a change-set directory, with their newest last-sync record. A
+    /// record that cannot be read holds every set back, as one saying nothing was applied: it
+    /// stays until its client records a sync again, which may be a day away (see
+    /// ``SyncConfiguration/lastSyncRecordInterval``), and vacuum must not fail meanwhile.
     private func registeredPeers() async throws -> [Peer] {
         let newest = RecentSyncName.newestByClient(in: try await remote.listIfPresent(layout.recentSyncs) ?? [])
         var peers: [Peer] = []
         for item in try await remote.listIfPresent(layout.syncChanges) ?? [] where item.isDirectory && item.name != clientID.rawValue {
             guard let client = try? SyncIdentifier(item.name) else { continue }
             var peer = Peer(client: client, lastSync: newest[client]?.date, appliedThrough: nil)
-            if let name = newest[client],
-                let record = try await remote.readJSONIfPresent(RecentSyncRecord.self, from: layout.recentSync(name))
-            {
+            if let name = newest[client], let record = try await readableRecord(at: layout.recentSync(name)) {
                 peer.appliedThrough = record.appliedThrough[clientID.rawValue].flatMap { ChangeSetName(fileName: $0) }
             }
             peers.append(peer)
         }
         return peers
+    }
+
+    /// The record at `path`; `nil` if it is missing or cannot be read (damaged, or written by a
+    /// newer format).
+    private func readableRecord(at path: RemotePath) async throws -> RecentSyncRecord? {
+        do {
+            return try await remote.readJSONIfPresent(RecentSyncRecord.self, from: path)
+        } catch let error as SyncError where error.code == .corruptRemoteData {
+            return nil
+        }
     }
 
     /// The complete units of the current incarnation with the sets each contains, split into

@@ -7,7 +7,10 @@ public struct VacuumReport: Sendable, Equatable {
         /// The reason (an open set: a `switch` needs an `@unknown default:`).
         @nonexhaustive
         public enum Reason: Sendable, Equatable {
-            /// A registered client has not applied the set yet (it has not synced since, or never).
+            /// A registered client has not recorded that it applied the set (it has not synced
+            /// since, or never; a client that syncs without pushing records it only every
+            /// ``SyncConfiguration/lastSyncRecordInterval``, or at its own vacuum), or its record
+            /// cannot be read.
             case notApplied
             /// A client's whole store does not contain the set yet (its uploader should upload again).
             case wholeStoreLacksSet(WholeStoreUnitName)
@@ -23,7 +26,7 @@ public struct VacuumReport: Sendable, Equatable {
         public var client: SyncIdentifier?
         /// The reason.
         public var reason: Reason
-        /// Since when: the client's last sync (``Reason/notApplied``), the whole store's date, or
+        /// Since when: the client's last recorded sync (``Reason/notApplied``), the whole store's date, or
         /// the set's time (``Reason/keptForHistory``); `nil` if the client never synced.
         public var since: Date?
 
