@@ -2,7 +2,6 @@ import FileRemote
 import Foundation
 import GRDB
 import RemoteProtocol
-import S3Remote
 import SyncCore
 
 /// The stores the propagation benchmark runs on: a local folder (with its change notifications),
@@ -14,19 +13,6 @@ func propagationBackends(in directory: URL, environment: [String: String] = Proc
         return try FileRemoteStore(root: root)
     }]
     backends += BenchmarkBackend.available(environment: environment).filter { $0.name != "memory" }
-    if let base = environment["ROLLSYNC_TEST_S3_URL"], let key = environment["ROLLSYNC_TEST_S3_ACCESS_KEY_ID"],
-        let secret = environment["ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY"], let bucket = URLComponents(string: base)
-    {
-        backends.append(BenchmarkBackend(name: "S3 (moto)") { folder in
-            var components = bucket
-            components.path = "/" + folder
-            guard let url = components.url else { throw CocoaError(.fileNoSuchFile) }
-            return try S3RemoteStore(
-                configuration: RemoteStoreConfiguration(url: url, settings: ["access-key-id": key], secrets: ["secret-access-key": secret]),
-                environment: [:]
-            )
-        })
-    }
     return backends
 }
 

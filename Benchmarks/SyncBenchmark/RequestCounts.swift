@@ -2,6 +2,7 @@ import FileRemote
 import Foundation
 import InMemoryRemote
 import RemoteProtocol
+import S3Remote
 import SFTPRemote
 import SyncCore
 import WebDAVRemote
@@ -11,7 +12,7 @@ struct BenchmarkBackend {
     var name: String
     var makeStore: @Sendable (_ folder: String) async throws -> any RemoteStore
 
-    /// The in-memory store, and the real SFTP and WebDAV servers when their `ROLLSYNC_TEST_*`
+    /// The in-memory store, and the real SFTP, WebDAV and S3 servers when their `ROLLSYNC_TEST_*`
     /// variables are set (Scripts/benchmark.sh starts them).
     static func available(environment: [String: String] = ProcessInfo.processInfo.environment) -> [BenchmarkBackend] {
         var backends = [BenchmarkBackend(name: "memory") { _ in InMemoryRemoteStore() }]
@@ -39,6 +40,19 @@ struct BenchmarkBackend {
                 }
             })
         }
+        if let base = environment["ROLLSYNC_TEST_S3_URL"], let key = environment["ROLLSYNC_TEST_S3_ACCESS_KEY_ID"],
+            let secret = environment["ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY"], let bucket = URLComponents(string: base)
+        {
+            backends.append(BenchmarkBackend(name: "S3 (moto)") { folder in
+                var components = bucket
+                components.path = "/" + folder
+                guard let url = components.url else { throw CocoaError(.fileNoSuchFile) }
+                return try S3RemoteStore(
+                    configuration: RemoteStoreConfiguration(url: url, settings: ["access-key-id": key], secrets: ["secret-access-key": secret]),
+                    environment: [:]
+                )
+            })
+        }
         return backends
     }
 
@@ -57,6 +71,17 @@ struct BenchmarkBackend {
 struct SyncCost {
     var storeCalls: Int
     var requests: Int
+    /// The store calls that changed the remote.
+    var writeCalls: Int
+
+    init(_ report: SyncReport) {
+        storeCalls = report.storeCalls
+        requests = report.requests
+        writeCalls = report.writeCalls
+    }
+
+    /// `calls/requests/writes`.
+    var cell: String { "\(storeCalls)/\(requests)/\(writeCalls)" }
 }
 
 /// Requests of a sync with nothing new, and of a sync applying one new set, with `clients`
@@ -84,5 +109,5 @@ func measureSyncCosts(on backend: BenchmarkBackend, clients: Int, format: Int, i
     precondition(idle.appliedSets == 0 && applying.appliedSets == 1, "the benchmark's syncs did not do what they measure")
     // The folder stays on the test server, whose state Scripts/test-servers.sh removes.
     await store.close()
-    return (SyncCost(storeCalls: idle.storeCalls, requests: idle.requests), SyncCost(storeCalls: applying.storeCalls, requests: applying.requests))
+    return (SyncCost(idle), SyncCost(applying))
 }

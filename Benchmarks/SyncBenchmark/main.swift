@@ -3,9 +3,12 @@
 //   Scripts/benchmark.sh SyncBenchmark     (starts the real SFTP and WebDAV test servers)
 //
 // 1. Requests of a sync with nothing new, with 2, 10 and 30 clients, on the in-memory store and
-//    the real servers, in remote format 1 (before) and 2 (now): store calls and the protocol
-//    requests the server sees (HTTP requests, SFTP operations). Target ≤ 3 store calls.
-// 2. Requests of a sync applying one new set of one client among 30. Target ≤ 4 + the sets downloaded.
+//    the real servers, in remote format 1 (before) and 2 (now): store calls, the protocol
+//    requests the server sees (HTTP requests, SFTP operations) and the calls that write.
+//    Target (issue 31), format 2: one listing (1 PROPFIND, 1 SFTP readdir sequence,
+//    1 ListObjectsV2) and no write.
+// 2. Requests of a sync applying one new set of one client among 30. Target: the listing, the
+//    client's directory and the set downloaded; no write.
 // 3. Size of a change set of 100,000 inserted rows (5 short text and number columns), as it is and
 //    compressed (zlib, what format 2 stores; the zstd tool for comparison), with CPU seconds; and
 //    of a set of random blobs (never stored larger). Target ≥ 3× smaller.
@@ -57,8 +60,8 @@ func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
 
 print("SyncBenchmark")
 print("")
-print("1. Requests of a sync with nothing new (store calls / protocol requests; target ≤ 3 store calls)")
-print("2. Requests of a sync applying one new set of one client (target ≤ 4 + 1 download)")
+print("1. Requests of a sync with nothing new (store calls / protocol requests / writes; target in format 2: 1/1/0, one listing)")
+print("2. Requests of a sync applying one new set of one client (target: 2 listings + 1 download, no write)")
 var oneNewSetLines: [String] = []
 for backend in BenchmarkBackend.available() {
     var line = "   \(backend.name.padding(toLength: 16, withPad: " ", startingAt: 0))"
@@ -66,11 +69,11 @@ for backend in BenchmarkBackend.available() {
         var cells: [String] = []
         for format in [1, 2] {
             let costs = try await measureSyncCosts(on: backend, clients: clients, format: format, in: directory)
-            cells.append("f\(format) \(costs.nothingNew.storeCalls)/\(costs.nothingNew.requests)")
+            cells.append("f\(format) \(costs.nothingNew.cell)")
             if clients == 30 {
                 oneNewSetLines.append(
                     "   \(backend.name.padding(toLength: 16, withPad: " ", startingAt: 0)) 30 clients, format \(format): "
-                        + "\(costs.oneNewSet.storeCalls) store calls, \(costs.oneNewSet.requests) requests"
+                        + "\(costs.oneNewSet.storeCalls) store calls, \(costs.oneNewSet.requests) requests, \(costs.oneNewSet.writeCalls) writes"
                 )
             }
         }
