@@ -20,7 +20,7 @@
 //    median and worst seconds from a write on one to its arrival on the other while both are at
 //    work (targets: folder ≤ 3 s median, remote stores ≤ 10 s), and the listings an idle client
 //    makes in an hour and a day with the default polling curve (target ≤ 2,000 a day).
-//    `SyncBenchmark --propagation` runs this section alone.
+//    `SyncBenchmark --propagation` runs this section alone, `SyncBenchmark --requests` sections 1–2.
 import Foundation
 import SyncCore
 
@@ -60,6 +60,7 @@ func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
 
 print("SyncBenchmark")
 print("")
+let requestsOnly = arguments.dropFirst().contains("--requests")
 print("1. Requests of a sync with nothing new (store calls / protocol requests / writes; target in format 2: 1/1/0, one listing)")
 print("2. Requests of a sync applying one new set of one client (target: 2 listings + 1 download, no write)")
 var oneNewSetLines: [String] = []
@@ -85,6 +86,7 @@ for line in oneNewSetLines {
     print(line)
 }
 print("")
+if requestsOnly { exit(0) }
 
 print("3. Change-set size (target: rows ≥ 3× smaller; random bytes never larger)")
 let rowsSet = directory.appendingPathComponent("rows.syncchg")
