@@ -55,7 +55,7 @@ package actor CurlConnection {
         }
         try configure(request, transfer: transfer)
         transfer.install(on: handle, pointer: Unmanaged.passUnretained(transfer).toOpaque())
-        let headerList = Self.headerList(for: request, signed: isSigned)
+        let headerList = Self.headerList(for: request)
         defer { curl_slist_free_all(headerList) }
         _ = ccurl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
 
@@ -89,7 +89,6 @@ package actor CurlConnection {
         _ = ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_LIMIT, options.lowSpeedLimit)
         _ = ccurl_setopt_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(options.lowSpeedTime) / 1000))
         configureSecurity()
-        if isSigned { _ = ccurl_setopt_long(handle, CURLOPT_EXPECT_100_TIMEOUT_MS, 0) }
 
         switch request.body {
         case .none:
@@ -138,27 +137,17 @@ package actor CurlConnection {
         }
     }
 
-    /// Credentials and TLS trust. The password (or secret key) is handed to libcurl only, never to
-    /// a URL. With AWS Signature V4, libcurl signs every request itself (`CURLOPT_AWS_SIGV4`, which
-    /// also selects that scheme). libcurl never reads a netrc file: the backends resolve their
-    /// passwords themselves (WebDAV through `RemoteTransportSupport.Netrc`).
+    /// Credentials and TLS trust. The password is handed to libcurl only, never to a URL (S3
+    /// signs its requests itself and sets no password). libcurl never reads a netrc file: the
+    /// backends resolve their passwords themselves (WebDAV through `RemoteTransportSupport.Netrc`).
     private func configureSecurity() {
-        let authentication: Int
-        switch options.authentication {
-        case .basic: authentication = ccurl_auth_basic()
-        case .digest: authentication = ccurl_auth_digest()
-        case .any: authentication = ccurl_auth_any()
-        case .awsSigV4(let provider, let region, let service):
-            authentication = -1
-            _ = ccurl_setopt_string(handle, CURLOPT_AWS_SIGV4, "\(provider):\(region):\(service)")
+        let authentication = switch options.authentication {
+        case .basic: ccurl_auth_basic()
+        case .digest: ccurl_auth_digest()
+        case .any: ccurl_auth_any()
         }
-        if authentication >= 0 { _ = ccurl_setopt_long(handle, CURLOPT_HTTPAUTH, authentication) }
-        if case .awsSigV4 = options.authentication {
-            if let user = options.user, let password = options.password {
-                _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, user)
-                _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, password)
-            }
-        } else if let password = options.password {
+        _ = ccurl_setopt_long(handle, CURLOPT_HTTPAUTH, authentication)
+        if let password = options.password {
             if let user = options.user { _ = ccurl_setopt_string(handle, CURLOPT_USERNAME, user) }
             _ = ccurl_setopt_string(handle, CURLOPT_PASSWORD, password)
         }
@@ -167,20 +156,16 @@ package actor CurlConnection {
         if let caFile = options.caFile { _ = ccurl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
     }
 
-    /// True when libcurl signs the requests (AWS Signature V4).
-    private var isSigned: Bool {
-        if case .awsSigV4 = options.authentication { return true }
-        return false
-    }
 
     /// The request's own headers, its Content-Type, and an empty `Expect:` so libcurl does not
-    /// wait for `100 Continue` before sending a body. A signed request goes without the empty
-    /// `Expect:`: libcurl 7.88 would sign it as a header it then does not send, and the server
-    /// would refuse the signature; its wait is switched off instead (`CURLOPT_EXPECT_100_TIMEOUT_MS`).
-    private static func headerList(for request: HTTPRequest, signed: Bool) -> UnsafeMutablePointer<curl_slist>? {
+    /// wait for `100 Continue` before sending a body. A PUT or POST without a body says so with
+    /// `Content-Length: 0`, which libcurl leaves out (Ceph RGW answers UploadPartCopy without it
+    /// `411 Length Required`).
+    private static func headerList(for request: HTTPRequest) -> UnsafeMutablePointer<curl_slist>? {
         var list: UnsafeMutablePointer<curl_slist>?
-        var lines = request.headers + (signed ? [] : ["Expect:"])
+        var lines = request.headers + ["Expect:"]
         if case .data(_, let contentType) = request.body { lines.append("Content-Type: \(contentType)") }
+        if case .none = request.body, request.method == "PUT" || request.method == "POST" { lines.append("Content-Length: 0") }
         for line in lines {
             list = curl_slist_append(list, line)
         }

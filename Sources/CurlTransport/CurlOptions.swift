@@ -1,8 +1,7 @@
 import Foundation
 
 /// The connection settings every libcurl handle of one store is configured with: who to
-/// authenticate as (HTTP authentication or AWS Signature V4), how to trust the server, and how
-/// long to wait.
+/// authenticate as with HTTP authentication, how to trust the server, and how long to wait.
 package struct CurlOptions: Sendable, CustomStringConvertible {
     /// Which HTTP authentication schemes libcurl may use.
     package enum Authentication: Sendable {
@@ -12,27 +11,22 @@ package struct CurlOptions: Sendable, CustomStringConvertible {
         case digest
         /// Whatever the server offers, the safest first (costs a 401 round-trip).
         case any
-        /// AWS Signature Version 4, computed by libcurl (`CURLOPT_AWS_SIGV4`) for every request:
-        /// ``user`` is the access key id, ``password`` the secret access key.
-        case awsSigV4(provider: String, region: String, service: String)
 
-        /// The scheme's name as settings spell it (`aws-sigv4` for the signature).
+        /// The scheme's name as settings spell it.
         package var rawValue: String {
             switch self {
             case .basic: "basic"
             case .digest: "digest"
             case .any: "any"
-            case .awsSigV4: "aws-sigv4"
             }
         }
     }
 
     /// The kind of server, in messages and thread names (`WebDAV`, `S3`).
     package var serverKind = "WebDAV"
-    /// The user name (the access key id for ``Authentication/awsSigV4(provider:region:service:)``),
-    /// or `nil` for no authentication.
+    /// The user name, or `nil` for no authentication (S3 signs its requests itself).
     package var user: String?
-    /// The password or secret access key; never printed.
+    /// The password; never printed.
     package var password: String?
     /// The authentication schemes allowed.
     package var authentication: Authentication = .basic

@@ -7,10 +7,10 @@ import Synchronization
 /// Sends signed requests to one bucket through a pool of libcurl connections (each owned by an
 /// actor on a thread of its own, see `CurlConnection`).
 ///
-/// - **Signing**: libcurl computes AWS Signature V4 (`CURLOPT_AWS_SIGV4`) for every request, with
-///   `x-amz-content-sha256: UNSIGNED-PAYLOAD` (libcurl 7.88 cannot hash a streamed body; TLS
+/// - **Signing**: every attempt is signed with AWS Signature V4 when it is sent (``S3Signer``),
+///   with `x-amz-content-sha256: UNSIGNED-PAYLOAD` (a streamed body is not hashed first; TLS
 ///   protects it in transit) and `x-amz-security-token` for temporary credentials. Keys and
-///   query strings are put in the URL in canonical form, which libcurl 7.88 signs as they are.
+///   query strings are put in the URL in canonical form, which is what is signed.
 /// - **Retries**: idempotent requests that failed in a retryable way (dropped connection,
 ///   timeout, 500, 503 SlowDown, RequestTimeout) are sent again with the configured back-off.
 /// - **Cancellation**: cancelling the calling task aborts a running transfer.
@@ -21,6 +21,7 @@ final class S3Client: Sendable {
     private let pool: CurlConnectionPool
     private let bucketURL: String
     private let fixedHeaders: [String]
+    private let signer: S3Signer
     private let sentRequests = Atomic<Int>(0)
 
     init(settings: ResolvedS3Settings, configuration: S3RemoteStore.Configuration) {
@@ -30,9 +31,6 @@ final class S3Client: Sendable {
         bucketURL = settings.bucketURL
         var options = CurlOptions()
         options.serverKind = "S3"
-        options.authentication = .awsSigV4(provider: "aws:amz", region: settings.region, service: "s3")
-        options.user = settings.credentials.accessKeyID
-        options.password = settings.credentials.secretAccessKey
         options.caFile = configuration.caFile
         options.connectTimeout = configuration.connectTimeout
         options.lowSpeedTime = configuration.lowSpeedTime
@@ -40,6 +38,7 @@ final class S3Client: Sendable {
         var headers = ["x-amz-content-sha256: UNSIGNED-PAYLOAD"]
         if let token = settings.credentials.sessionToken { headers.append("x-amz-security-token: \(token)") }
         fixedHeaders = headers
+        signer = S3Signer(credentials: settings.credentials, region: settings.region)
     }
 
     /// How many HTTP requests have been sent (every attempt and retry counts).
@@ -75,12 +74,13 @@ final class S3Client: Sendable {
         idempotent: Bool = true,
         errorBodyMayHide200: Bool = false
     ) async throws -> HTTPResponse {
-        let request = HTTPRequest(method: method, url: url(objectKey, query: query), headers: fixedHeaders + headers, body: body, sink: sink)
+        let url = url(objectKey, query: query)
         let policy = idempotent ? retryPolicy : .never
         return try await policy.run {
             try Task.checkCancellation()
             sentRequests.add(1, ordering: .relaxed)
-            let response = try await pool.perform(request, for: path)
+            let signedHeaders = signer.signed(method: method, url: url, headers: fixedHeaders + headers, at: Date())
+            let response = try await pool.perform(HTTPRequest(method: method, url: url, headers: signedHeaders, body: body, sink: sink), for: path)
             guard accepting.contains(response.status) else {
                 throw RemoteStoreError.s3(response, method: method, path: path, bucket: settings.bucket)
             }

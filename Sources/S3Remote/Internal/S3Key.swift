@@ -37,7 +37,7 @@ struct S3Key: Sendable {
 
     /// AWS's URI encoding (SigV4 "UriEncode"): every byte except the unreserved `A-Z a-z 0-9 - _ . ~`
     /// as `%XX` (upper case), `/` kept when `keepingSlashes`. Keys encoded this way are already
-    /// the canonical URI libcurl's signer uses as it is, and so are query values.
+    /// the canonical URI ``S3Signer`` signs as it is, and so are query values.
     static func uriEncode(_ text: String, keepingSlashes: Bool) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
@@ -56,7 +56,7 @@ struct S3Key: Sendable {
     }
 
     /// A canonical query string: names and values URI-encoded, sorted by name, each `name=value`
-    /// (also with an empty value), as SigV4 signs it. libcurl 7.88 signs the query exactly as the
+    /// (also with an empty value), as SigV4 signs it. ``S3Signer`` signs the query exactly as the
     /// URL carries it, so the URL must carry the canonical form.
     static func canonicalQuery(_ items: [(String, String)]) -> String {
         let encoded: [(name: String, value: String)] = items.map { item in

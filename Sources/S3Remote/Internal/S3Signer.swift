@@ -1,0 +1,96 @@
+import Crypto
+import Foundation
+
+/// AWS Signature Version 4 of S3 requests, in the `Authorization` header.
+///
+/// Computed here, not by libcurl: libcurl before 8.10 (Debian 12 ships 7.88) sorts the signed
+/// headers by their whole `name:value` line instead of by name, so a header whose name starts with
+/// another's (`x-amz-copy-source` and `x-amz-copy-source-range` of UploadPartCopy, metadata such as
+/// `x-amz-meta-a` and `x-amz-meta-a-b`) is signed in the wrong order, and AWS, Ceph RGW and moto
+/// refuse the request with `SignatureDoesNotMatch` (curl pull request 14370).
+///
+/// What is signed: the method, the URL's path and query exactly as sent (``S3Client`` puts both in
+/// canonical form), the `Host` header (sent explicitly, so libcurl cannot send another), every
+/// `x-amz-*` header (names lowercased, values trimmed, runs of spaces made one) and the payload
+/// hash the request declares in `x-amz-content-sha256`. Other headers (`Content-Type`,
+/// `If-None-Match`, `Content-MD5`) are sent unsigned, as SigV4 allows.
+struct S3Signer: Sendable, CustomStringConvertible {
+    let accessKeyID: String
+    private let secretAccessKey: String
+    let region: String
+
+    init(credentials: S3Credentials, region: String) {
+        accessKeyID = credentials.accessKeyID
+        secretAccessKey = credentials.secretAccessKey
+        self.region = region
+    }
+
+    /// Never the secret.
+    var description: String { "S3Signer(accessKeyID: \(accessKeyID), region: \(region))" }
+
+    /// `headers` (lines `Name: value`) with the `Host`, `x-amz-date` and `Authorization` headers
+    /// that sign a request of `method` to `url` at `date`.
+    func signed(method: String, url: String, headers: [String], at date: Date) -> [String] {
+        let (host, path, query) = Self.parts(of: url)
+        let timestamp = Self.timestamp(date)
+        let day = String(timestamp.prefix(8))
+        var signedHeaders = [("host", host), ("x-amz-date", timestamp)]
+        var payloadHash = "UNSIGNED-PAYLOAD"
+        for line in headers {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            guard name.hasPrefix("x-amz-") else { continue }
+            let value = line[line.index(after: colon)...].split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            signedHeaders.append((name, value))
+            if name == "x-amz-content-sha256" { payloadHash = value }
+        }
+        signedHeaders.sort { $0.0 < $1.0 }
+        let names = signedHeaders.map(\.0).joined(separator: ";")
+        let canonicalRequest = [
+            method, path, query, signedHeaders.map { "\($0.0):\($0.1)\n" }.joined(), names, payloadHash,
+        ].joined(separator: "\n")
+        let scope = "\(day)/\(region)/s3/aws4_request"
+        let stringToSign = ["AWS4-HMAC-SHA256", timestamp, scope, Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))].joined(separator: "\n")
+        var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
+        for part in [day, region, "s3", "aws4_request"] {
+            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+        }
+        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+        return headers + [
+            "Host: \(host)", "x-amz-date: \(timestamp)",
+            "Authorization: AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), SignedHeaders=\(names), Signature=\(signature)",
+        ]
+    }
+
+    /// The host (with its port unless it is the scheme's default), path and query of `url`, as
+    /// written in it.
+    static func parts(of url: String) -> (host: String, path: String, query: String) {
+        let schemeEnd = url.range(of: "://")
+        let scheme = schemeEnd.map { url[..<$0.lowerBound].lowercased() } ?? "https"
+        let rest = schemeEnd.map { url[$0.upperBound...] } ?? url[...]
+        let pathStart = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        var host = String(rest[..<pathStart])
+        for (defaultScheme, port) in [("http", ":80"), ("https", ":443")] where scheme == defaultScheme && host.hasSuffix(port) {
+            host.removeLast(port.count)
+        }
+        let target = rest[pathStart...]
+        let queryStart = target.firstIndex(of: "?")
+        let path = String(target[..<(queryStart ?? target.endIndex)])
+        let query = queryStart.map { String(target[target.index(after: $0)...]) } ?? ""
+        return (host.lowercased(), path.isEmpty ? "/" : path, query)
+    }
+
+    /// `date` as SigV4 writes it, `yyyyMMdd'T'HHmmss'Z'` in UTC.
+    static func timestamp(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        return String(
+            format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0
+        )
+    }
+
+    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
