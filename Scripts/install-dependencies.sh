@@ -16,6 +16,7 @@ packages=(
     python3-paramiko                           # the SFTP server that answers generic failures
     nginx libnginx-mod-http-dav-ext            # nginx with dav + dav_ext, the third WebDAV server
     lighttpd lighttpd-mod-webdav               # lighttpd mod_webdav, the fourth WebDAV server
+    ceph-mon ceph-osd radosgw ceph-common      # Ceph's RADOS Gateway, the production S3 server of the S3 tests
 )
 
 missing=()

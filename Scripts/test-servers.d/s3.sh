@@ -11,7 +11,7 @@
 # Variables written to "$STATE/env": ROLLSYNC_TEST_S3_URL (s3://bucket/?endpoint=…&region=…&style=path),
 # ROLLSYNC_TEST_S3_ENDPOINT, ROLLSYNC_TEST_S3_BUCKET, ROLLSYNC_TEST_S3_ACCESS_KEY_ID,
 # ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY, ROLLSYNC_TEST_S3_CREDENTIALS_FILE (the same key as profile
-# `rollsync-test` of an AWS shared credentials file), ROLLSYNC_TEST_AWS_CLI, ROLLSYNC_TEST_MOTO_SERVER,
+# `rollsync-test` of an AWS shared credentials file), ROLLSYNC_TEST_AWS_CLI,
 # ROLLSYNC_TEST_MOTO_PYTHON and ROLLSYNC_TEST_MOTO_LAUNCHER (the venv's python and moto-atomic-put.py).
 #
 # start_moto DIR PORT: starts a private moto with auth in DIR on PORT, creates the user, key and
@@ -56,7 +56,6 @@ start_s3() {
         echo "ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY=$secret"
         echo "ROLLSYNC_TEST_S3_CREDENTIALS_FILE=$dir/credentials"
         echo "ROLLSYNC_TEST_AWS_CLI=$S3_VENV/bin/aws"
-        echo "ROLLSYNC_TEST_MOTO_SERVER=$S3_VENV/bin/moto_server"
         echo "ROLLSYNC_TEST_MOTO_PYTHON=$S3_VENV/bin/python"
         echo "ROLLSYNC_TEST_MOTO_LAUNCHER=$PWD/Scripts/test-servers.d/moto-atomic-put.py"
     } >> "$STATE/env"

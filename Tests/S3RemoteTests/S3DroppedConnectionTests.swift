@@ -12,7 +12,7 @@ import TestSupport
 struct S3DroppedConnectionTests {
     /// A store on `prefix` that connects through `proxy`, with one connection and `retries` attempts.
     private func store(through proxy: FaultyTCPProxy, prefix: String, retries: Int) throws -> S3RemoteStore {
-        let configuration = try S3TestServer.configuration(
+        let configuration = try S3TestServer.moto.configuration(
             prefix: prefix,
             settings: ["endpoint": "http://127.0.0.1:\(proxy.port)", "connections": "1", "retries": "\(retries)"]
         )
@@ -56,7 +56,7 @@ struct S3DroppedConnectionTests {
     @Test("a connection dropped in the middle of a listing page is retried and the listing is complete")
     func droppedMidList() async throws {
         let prefix = "drop-\(UUID().uuidString)"
-        let direct = try S3RemoteStore(configuration: try S3TestServer.configuration(prefix: prefix), environment: [:])
+        let direct = try S3RemoteStore(configuration: try S3TestServer.moto.configuration(prefix: prefix), environment: [:])
         // 400 entries: a listing answer of about 100 kB, cut after 20 kB.
         let names = (0..<400).map { "entry-\($0)" }
         try await withThrowingTaskGroup(of: Void.self) { group in

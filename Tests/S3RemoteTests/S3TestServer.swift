@@ -4,20 +4,47 @@ import S3Remote
 import Testing
 import TestSupport
 
-/// The moto S3 server started by `Scripts/test-servers.sh` (Scripts/test-servers.d/s3.sh), found
-/// through the `ROLLSYNC_TEST_S3_*` variables that script writes.
-///
-/// Without them the suites skip with a printed reason, unless `ROLLSYNC_REQUIRE_TEST_SERVERS=1`
-/// (CI), where a missing server makes the tests fail instead.
-enum S3TestServer {
+/// The S3 servers `Scripts/test-servers.sh` starts, found through the variables their scripts
+/// write: moto (Scripts/test-servers.d/s3.sh, `ROLLSYNC_TEST_S3_*`), a Python mock with
+/// signature checks and fault injection, and Ceph's RADOS Gateway (rgw.sh, `ROLLSYNC_TEST_RGW_*`),
+/// a production object store, reached through either of its two gateways over one cluster.
+enum S3TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
+    /// moto, the shared server of the fault-injection and signature tests.
+    case moto
+    /// Ceph RGW through its first gateway.
+    case rgw
+    /// Ceph RGW through its second gateway: the same bucket, another radosgw process.
+    case rgwSecondGateway
+
+    var description: String { rawValue }
+
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    /// True if the server is configured, or required.
-    static var enabled: Bool {
-        if environment["ROLLSYNC_TEST_S3_URL"] != nil || environment["ROLLSYNC_REQUIRE_TEST_SERVERS"] == "1" { return true }
-        print("Skipping S3 server tests: ROLLSYNC_TEST_S3_URL not set (run Scripts/test-servers.sh start s3)")
-        return false
+    /// The servers whose tests run: those configured, or all of them with
+    /// `ROLLSYNC_REQUIRE_TEST_SERVERS=1` (CI), where a missing server makes its tests fail.
+    static func available(_ servers: [S3TestServer] = [.moto, .rgw]) -> [S3TestServer] {
+        let required = environment["ROLLSYNC_REQUIRE_TEST_SERVERS"] == "1"
+        let running = servers.filter { required || environment[$0.urlVariable] != nil }
+        for server in servers where !running.contains(server) {
+            print("Skipping S3 tests on \(server): \(server.urlVariable) not set (run Scripts/test-servers.sh start s3 rgw)")
+        }
+        return running
     }
+
+    /// True if moto, the server of the suites that need its fault injection, is configured or required.
+    static var enabled: Bool { available([.moto]) == [.moto] }
+
+    /// The variable holding the bucket's URL with endpoint, region and style.
+    var urlVariable: String {
+        switch self {
+        case .moto: "ROLLSYNC_TEST_S3_URL"
+        case .rgw: "ROLLSYNC_TEST_RGW_URL"
+        case .rgwSecondGateway: "ROLLSYNC_TEST_RGW_SECOND_URL"
+        }
+    }
+
+    /// The prefix of this server's access-key variables.
+    private var keyVariablePrefix: String { self == .moto ? "ROLLSYNC_TEST_S3" : "ROLLSYNC_TEST_RGW" }
 
     /// A test-server variable.
     static func variable(_ name: String) throws -> String {
@@ -28,59 +55,56 @@ enum S3TestServer {
     }
 
     /// The bucket's URL with endpoint, region and style (`s3://rollsync-test/?endpoint=…`), for `prefix`.
-    static func url(prefix: String = "") throws -> URL {
-        let base = try variable("ROLLSYNC_TEST_S3_URL")
-        var components = try #require(URLComponents(string: base))
+    func url(prefix: String = "") throws -> URL {
+        var components = try #require(URLComponents(string: try Self.variable(urlVariable)))
         components.path = "/" + prefix
         return try #require(components.url)
     }
 
+    /// The server's endpoint, `http://127.0.0.1:PORT`.
+    func endpoint() throws -> String {
+        let components = try #require(URLComponents(string: try Self.variable(urlVariable)))
+        return try #require(components.queryItems?.first { $0.name == "endpoint" }?.value)
+    }
+
+    /// The test user's access key ID and secret.
+    func keys() throws -> (id: String, secret: String) {
+        (try Self.variable(keyVariablePrefix + "_ACCESS_KEY_ID"), try Self.variable(keyVariablePrefix + "_SECRET_ACCESS_KEY"))
+    }
+
     /// The configuration of a store rooted at `prefix`, with the test user's keys as settings
     /// and secrets (or other secrets, to test wrong ones).
-    static func configuration(prefix: String = "", secret: String? = nil, settings: [String: String] = [:]) throws
-        -> RemoteStoreConfiguration
-    {
-        var allSettings = ["access-key-id": try variable("ROLLSYNC_TEST_S3_ACCESS_KEY_ID")]
+    func configuration(prefix: String = "", secret: String? = nil, settings: [String: String] = [:]) throws -> RemoteStoreConfiguration {
+        let keys = try keys()
+        var allSettings = ["access-key-id": keys.id]
         allSettings.merge(settings) { _, new in new }
-        return RemoteStoreConfiguration(
-            url: try url(prefix: prefix),
-            settings: allSettings,
-            secrets: ["secret-access-key": try secret ?? variable("ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY")]
-        )
+        return RemoteStoreConfiguration(url: try url(prefix: prefix), settings: allSettings, secrets: ["secret-access-key": secret ?? keys.secret])
     }
 
     /// A store on the bucket's root (the conformance suite works in a unique directory of its own).
-    static func rootStore() throws -> S3RemoteStore {
+    func rootStore() throws -> S3RemoteStore {
         try S3RemoteStore(configuration: try configuration(), environment: [:])
     }
 
     /// A store on a fresh, empty prefix of its own.
-    static func freshStore(settings: [String: String] = [:]) throws -> S3RemoteStore {
+    func freshStore(settings: [String: String] = [:]) throws -> S3RemoteStore {
         try S3RemoteStore(configuration: try configuration(prefix: "test-\(UUID().uuidString)", settings: settings), environment: [:])
     }
-}
 
-/// A test server's environment variable is missing.
-struct TestServerMissing: Error, CustomStringConvertible {
-    let variable: String
-    var description: String { "\(variable) is not set: start the servers with Scripts/test-servers.sh start s3" }
-}
-
-extension S3TestServer {
     /// The test bucket's name.
-    static func bucket() throws -> String {
-        try variable("ROLLSYNC_TEST_S3_BUCKET")
+    func bucket() throws -> String {
+        try #require(URLComponents(string: try Self.variable(urlVariable))?.host)
     }
 
-    /// Runs the AWS CLI against the test server with the test user's keys; returns its output.
-    static func awsCLI(_ arguments: [String]) async throws -> String {
+    /// Runs the AWS CLI against this server (or the endpoint `arguments` name) with the test
+    /// user's keys; returns its output.
+    func awsCLI(_ arguments: [String]) async throws -> String {
+        let keys = try keys()
         let outcome = try await TestProcess.run(
-            try variable("ROLLSYNC_TEST_AWS_CLI"),
-            (arguments.first == "--endpoint-url" ? [] : ["--endpoint-url", try variable("ROLLSYNC_TEST_S3_ENDPOINT")]) + ["--region", "us-east-1"]
-                + arguments,
+            try Self.variable("ROLLSYNC_TEST_AWS_CLI"),
+            (arguments.first == "--endpoint-url" ? [] : ["--endpoint-url", try endpoint()]) + ["--region", "us-east-1"] + arguments,
             environment: [
-                "AWS_ACCESS_KEY_ID": try variable("ROLLSYNC_TEST_S3_ACCESS_KEY_ID"),
-                "AWS_SECRET_ACCESS_KEY": try variable("ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY"),
+                "AWS_ACCESS_KEY_ID": keys.id, "AWS_SECRET_ACCESS_KEY": keys.secret,
                 "AWS_CONFIG_FILE": "/dev/null", "AWS_SHARED_CREDENTIALS_FILE": "/dev/null", "AWS_PROFILE": nil,
             ]
         )
@@ -91,12 +115,18 @@ extension S3TestServer {
     }
 
     /// The keys of the multipart uploads in progress in the test bucket below `prefix`.
-    static func pendingMultipartUploads(prefix: String) async throws -> [String] {
+    func pendingMultipartUploads(prefix: String) async throws -> [String] {
         let output = try await awsCLI([
             "s3api", "list-multipart-uploads", "--bucket", try bucket(), "--prefix", prefix, "--query", "Uploads[].Key", "--output", "json",
         ])
         return (try? JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String]) ?? []
     }
+}
+
+/// A test server's environment variable is missing.
+struct TestServerMissing: Error, CustomStringConvertible {
+    let variable: String
+    var description: String { "\(variable) is not set: start the servers with Scripts/test-servers.sh start s3 rgw" }
 }
 
 /// The AWS CLI failed.

@@ -15,6 +15,8 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     case nginx
     case lighttpd
     case s3
+    /// Ceph's RADOS Gateway, through its first gateway.
+    case rgw
 
     var description: String { rawValue }
 
@@ -37,17 +39,28 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     /// Runs `body` on a store rooted in a fresh, empty folder of this server, then deletes the
     /// folder, whether `body` succeeded or not.
     func withFreshStore(_ body: (TestRemote) async throws -> Void) async throws {
+        try await withFreshFolder(alsoThroughSecondGateway: false) { remotes in try await body(remotes[0]) }
+    }
+
+    /// Runs `body` on stores rooted in one fresh, empty folder of this server, then deletes the
+    /// folder, whether `body` succeeded or not: one store, or with `alsoThroughSecondGateway`
+    /// (RGW only) a second one reaching the same folder through the cluster's other gateway.
+    func withFreshFolder(alsoThroughSecondGateway: Bool, _ body: ([TestRemote]) async throws -> Void) async throws {
         let folder = try RemotePath("rollsync-scenario-\(UUID().uuidString)")
         let baseStore = try await Self.registry.makeStore(for: configuration(path: ""))
         try await baseStore.createDirectory(at: folder)
-        let store = try await Self.registry.makeStore(for: configuration(path: folder.string + "/"))
+        var stores = [try await Self.registry.makeStore(for: configuration(path: folder.string + "/"))]
         var failure: (any Error)?
         do {
-            try await body(TestRemote(store: store, localRoot: localDataDirectory?.appendingPathComponent(folder.string)))
+            if alsoThroughSecondGateway {
+                stores.append(try await Self.registry.makeStore(for: configuration(path: folder.string + "/", urlVariable: "ROLLSYNC_TEST_RGW_SECOND_URL")))
+            }
+            let localRoot = localDataDirectory?.appendingPathComponent(folder.string)
+            try await body(stores.map { TestRemote(store: $0, localRoot: localRoot) })
         } catch {
             failure = error
         }
-        await store.close()
+        for store in stores { await store.close() }
         try? await baseStore.delete(folder)
         await baseStore.close()
         if let failure { throw failure }
@@ -58,7 +71,7 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
         let variable = switch self {
         case .sftp: "ROLLSYNC_TEST_SFTP_DATA"
         case .webdavApache: "ROLLSYNC_TEST_WEBDAV_APACHE_DATA"
-        case .wsgidav, .nginx, .lighttpd, .s3: ""
+        case .wsgidav, .nginx, .lighttpd, .s3, .rgw: ""
         }
         return Self.environment[variable].map { URL(fileURLWithPath: $0) }
     }
@@ -66,14 +79,16 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     /// The variable holding the URL of a WebDAV server (`Scripts/test-servers.d`).
     private var webDAVURLVariable: String {
         switch self {
-        case .sftp, .webdavApache, .s3: "ROLLSYNC_TEST_WEBDAV_APACHE_URL"
+        case .sftp, .webdavApache, .s3, .rgw: "ROLLSYNC_TEST_WEBDAV_APACHE_URL"
         case .wsgidav: "ROLLSYNC_TEST_WEBDAV_WSGIDAV_URL"
         case .nginx: "ROLLSYNC_TEST_WEBDAV_NGINX_URL"
         case .lighttpd: "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL"
         }
     }
 
-    private func configuration(path: String) throws -> RemoteStoreConfiguration {
+    /// The configuration of the store at `path`; for RGW, through the gateway whose URL
+    /// `urlVariable` holds (the first by default).
+    private func configuration(path: String, urlVariable: String = "ROLLSYNC_TEST_RGW_URL") throws -> RemoteStoreConfiguration {
         func variable(_ name: String) throws -> String {
             try #require(Self.environment[name], "ROLLSYNC_REQUIRE_TEST_SERVERS=1 but \(name) is not set")
         }
@@ -87,13 +102,14 @@ enum TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
                     "known-hosts": try variable("ROLLSYNC_TEST_SFTP_KNOWN_HOSTS"),
                 ]
             )
-        case .s3:
-            var url = try #require(URLComponents(string: try variable("ROLLSYNC_TEST_S3_URL")))
+        case .s3, .rgw:
+            let prefix = self == .s3 ? "ROLLSYNC_TEST_S3" : "ROLLSYNC_TEST_RGW"
+            var url = try #require(URLComponents(string: try variable(self == .s3 ? "ROLLSYNC_TEST_S3_URL" : urlVariable)))
             url.path = "/" + path
             return RemoteStoreConfiguration(
                 url: try #require(url.url),
-                settings: ["access-key-id": try variable("ROLLSYNC_TEST_S3_ACCESS_KEY_ID")],
-                secrets: ["secret-access-key": try variable("ROLLSYNC_TEST_S3_SECRET_ACCESS_KEY")]
+                settings: ["access-key-id": try variable(prefix + "_ACCESS_KEY_ID")],
+                secrets: ["secret-access-key": try variable(prefix + "_SECRET_ACCESS_KEY")]
             )
         case .webdavApache, .wsgidav, .nginx, .lighttpd:
             let base = try variable(webDAVURLVariable)
@@ -145,5 +161,42 @@ struct ServerSyncScenarioTests {
     @Test("a resolver's decision converges on every client", arguments: TestServer.allCases)
     func resolverDecisionConverges(server: TestServer) async throws {
         try await server.withFreshStore(SyncScenarioTests.resolverDecisionConverges(through:))
+    }
+
+    /// Clients in two regions of one object store: Anna and Carl reach the cluster through one
+    /// RGW gateway, Ben and Dora through the other. All four register at once on a new document
+    /// (one creates the application: an exclusive creation racing across gateways), edit the same
+    /// rows, and must converge, with a last round that pushes nothing.
+    @Test("clients syncing through two gateways of one Ceph cluster create the application once and converge")
+    func clientsOnTwoGatewaysConverge() async throws {
+        try await TestServer.rgw.withFreshFolder(alsoThroughSecondGateway: true) { remotes in
+            let clients = try ["anna", "ben", "carl", "dora"].enumerated().map { index, name in
+                try TestClient(name, remote: remotes[index % 2].store)
+            }
+            let registrations = try await withThrowingTaskGroup(of: SyncReport.self) { group in
+                for client in clients { group.addTask { try await client.sync() } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(registrations.count == 4)
+            for (index, client) in clients.enumerated() {
+                try client.execute("INSERT INTO tag VALUES ('t\(index)', 'from \(client.name)')")
+                try client.execute("INSERT OR REPLACE INTO tag VALUES ('shared', 'written by \(client.name)')")
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in clients { group.addTask { try await client.sync() } }
+                try await group.waitForAll()
+            }
+            for client in clients { try await client.sync() }
+            for client in clients { try await client.sync() }
+            let expected = try clients[0].dump()
+            for client in clients {
+                #expect(try client.dump() == expected, "\(client.name) holds what anna holds")
+                #expect(try client.count("tag") == 5)
+            }
+            for client in clients {
+                let quiet = try await client.sync()
+                #expect(quiet.pushedChanges == 0 && quiet.appliedSets == 0 && quiet.writeCalls == 0, "\(client.name): a quiet system stops pushing")
+            }
+        }
     }
 }
