@@ -13,7 +13,13 @@ struct BenchmarkClient {
     let application: ApplicationSyncManager
     let manager: DocumentSyncManager
 
-    init(_ name: String, store: any RemoteStore, in directory: URL) throws {
+    /// A new client `name` with its database in `directory`; `lastSyncRecordInterval` as
+    /// ``DocumentSyncManager`` takes it (`.zero`: every sync records itself, so vacuum learns at
+    /// once what the client applied).
+    init(
+        _ name: String, store: any RemoteStore, in directory: URL,
+        lastSyncRecordInterval: Duration = SyncConfiguration.defaultLastSyncRecordInterval
+    ) throws {
         database = try DatabaseQueue(path: directory.appendingPathComponent("\(name).sqlite").path)
         try database.write { db in
             try db.execute(sql: "CREATE TABLE note (id TEXT PRIMARY KEY NOT NULL, title TEXT, body TEXT, folder TEXT, position INTEGER, score REAL)")
@@ -25,7 +31,9 @@ struct BenchmarkClient {
             applicationID: Self.applicationID,
             device: DeviceInfo(clientID: try SyncIdentifier(name), description: "benchmark client \(name)", registeredAt: Date())
         )
-        manager = try DocumentSyncManager(application: application, documentID: Self.documentID, localStore: localStore)
+        manager = try DocumentSyncManager(
+            application: application, documentID: Self.documentID, localStore: localStore, lastSyncRecordInterval: lastSyncRecordInterval
+        )
     }
 
     func insertNote(_ id: String) throws {

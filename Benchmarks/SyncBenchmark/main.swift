@@ -21,6 +21,12 @@
 //    work (targets: folder ≤ 3 s median, remote stores ≤ 10 s), and the listings an idle client
 //    makes in an hour and a day with the default polling curve (target ≤ 2,000 a day).
 //    `SyncBenchmark --propagation` runs this section alone, `SyncBenchmark --requests` sections 1–2.
+// 8. Many clients on one document (issue 32): 10, 100 and 1,000 clients on the in-memory store with
+//    1 ms a call, 10 and 100 on Ceph RGW: requests, writes and bytes of a sync with nothing new, of
+//    one applying a set, of a new client's bootstrap, and of a vacuum removing 10 sets. Targets: a
+//    sync with nothing new costs the same requests whatever the clients, its bytes grow at most
+//    linearly (bytes per client given), a vacuum's requests follow what it removes.
+//    `SyncBenchmark --scale` runs this section alone.
 import Foundation
 import SyncCore
 
@@ -51,6 +57,29 @@ func printPropagation() async throws {
 
 if arguments.dropFirst().contains("--propagation") {
     try await printPropagation()
+    exit(0)
+}
+
+/// Section 8 (see the top of this file).
+func printManyClients() async throws {
+    let sets = 10
+    print("8. Many clients on one document: requests/writes and bytes received (S3: response bodies; memory: files downloaded)")
+    print("   (targets: nothing new costs the same requests at any count, bytes at most linear; vacuum's requests follow what it removes)")
+    for backend in try manyClientsBackends(latency: .milliseconds(1)) {
+        for clients in backend.counts {
+            let costs = try await measureManyClients(on: try backend.makeStore(), clients: clients, sets: sets, in: directory)
+            let perClient = costs.nothingNew.bytes / clients
+            print("   \(backend.name), \(clients) clients: nothing new \(costs.nothingNew.cell) (\(perClient) B a client, "
+                + String(format: "%.0f ms", costs.nothingNew.seconds * 1000) + "); one new set \(costs.oneNewSet.cell); "
+                + "bootstrap (\(costs.bootstrapSets) sets) \(costs.bootstrap.cell); vacuum \(costs.vacuum.cell), \(costs.vacuumRemoved) sets removed"
+                + (costs.vacuumHold.map { " (held: \($0))" } ?? ""))
+            fflush(nil)  // a line per measurement, as it ends
+        }
+    }
+}
+
+if arguments.dropFirst().contains("--scale") {
+    try await printManyClients()
     exit(0)
 }
 
@@ -128,3 +157,5 @@ if FileManager.default.isExecutableFile(atPath: siblingBenchmark.path) {
 }
 print("")
 try await printPropagation()
+print("")
+try await printManyClients()

@@ -60,6 +60,10 @@ public final class S3RemoteStore: RemoteStore {
     /// How many HTTP requests this store has sent since it was opened, counting every retry.
     public var requestCount: Int { client.requestCount }
 
+    /// How many bytes of response bodies (listings, downloads, error documents) this store has
+    /// received since it was opened, counting every retry; headers are not counted.
+    public var receivedByteCount: Int { client.receivedByteCount }
+
     /// The region requests are signed for, after the environment and profile were consulted.
     public var region: String { client.settings.region }
     /// The endpoint requests go to, after the environment and profile were consulted.

@@ -23,6 +23,7 @@ final class S3Client: Sendable {
     private let fixedHeaders: [String]
     private let signer: S3Signer
     private let sentRequests = Atomic<Int>(0)
+    private let receivedBytes = Atomic<Int>(0)
 
     init(settings: ResolvedS3Settings, configuration: S3RemoteStore.Configuration) {
         self.settings = settings
@@ -43,6 +44,9 @@ final class S3Client: Sendable {
 
     /// How many HTTP requests have been sent (every attempt and retry counts).
     var requestCount: Int { sentRequests.load(ordering: .relaxed) }
+
+    /// How many bytes of response bodies have been received (every attempt counts).
+    var receivedByteCount: Int { receivedBytes.load(ordering: .relaxed) }
 
     /// The URL of `objectKey` (empty for the bucket itself) with `query`.
     func url(_ objectKey: String, query: [(String, String)] = []) -> String {
@@ -81,6 +85,7 @@ final class S3Client: Sendable {
             sentRequests.add(1, ordering: .relaxed)
             let signedHeaders = signer.signed(method: method, url: url, headers: fixedHeaders + headers, at: Date())
             let response = try await pool.perform(HTTPRequest(method: method, url: url, headers: signedHeaders, body: body, sink: sink), for: path)
+            receivedBytes.add(Int(response.receivedByteCount), ordering: .relaxed)
             guard accepting.contains(response.status) else {
                 throw RemoteStoreError.s3(response, method: method, path: path, bucket: settings.bucket)
             }
