@@ -47,12 +47,20 @@ package actor CurlConnectionPool {
     /// - Throws: `CancellationError`, or ``RemoteStoreError`` (see
     ///   ``CurlConnection/perform(_:cancellation:)``) with `path` filled in where it has none.
     package nonisolated func perform(_ request: HTTPRequest, for path: RemotePath?) async throws -> HTTPResponse {
+        try await perform(for: path) { request }
+    }
+
+    /// ``perform(_:for:)`` with the request made by `makeRequest` once a connection is free, just
+    /// before it is sent: for requests signed with the time they are sent (S3), which may wait
+    /// long for a connection.
+    package nonisolated func perform(for path: RemotePath?, _ makeRequest: @escaping @Sendable () -> HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         RemoteRequestCounter.record()
         let cancellation = CancellationFlag()
         do {
             return try await withConnection { connection in
-                try await withTaskCancellationHandler {
+                let request = makeRequest()
+                return try await withTaskCancellationHandler {
                     try await connection.perform(request, cancellation: cancellation)
                 } onCancel: {
                     cancellation.cancel()

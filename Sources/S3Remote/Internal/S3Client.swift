@@ -7,7 +7,8 @@ import Synchronization
 /// Sends signed requests to one bucket through a pool of libcurl connections (each owned by an
 /// actor on a thread of its own, see `CurlConnection`).
 ///
-/// - **Signing**: every attempt is signed with AWS Signature V4 when it is sent (``S3Signer``),
+/// - **Signing**: every attempt is signed with AWS Signature V4 when a connection is free to send
+///   it (``S3Signer``),
 ///   with `x-amz-content-sha256: UNSIGNED-PAYLOAD` (a streamed body is not hashed first; TLS
 ///   protects it in transit) and `x-amz-security-token` for temporary credentials. Keys and
 ///   query strings are put in the URL in canonical form, which is what is signed.
@@ -37,7 +38,8 @@ final class S3Client: Sendable {
         options.lowSpeedTime = configuration.lowSpeedTime
         pool = CurlConnectionPool(options: options, capacity: max(1, configuration.connectionCount))
         var headers = ["x-amz-content-sha256: UNSIGNED-PAYLOAD"]
-        if let token = settings.credentials.sessionToken { headers.append("x-amz-security-token: \(token)") }
+        // An empty token (`AWS_SESSION_TOKEN=` left set) is no token, as for the AWS CLI.
+        if let token = settings.credentials.sessionToken, !token.isEmpty { headers.append("x-amz-security-token: \(token)") }
         fixedHeaders = headers
         signer = S3Signer(credentials: settings.credentials, region: settings.region)
     }
@@ -83,8 +85,12 @@ final class S3Client: Sendable {
         return try await policy.run {
             try Task.checkCancellation()
             sentRequests.add(1, ordering: .relaxed)
-            let signedHeaders = signer.signed(method: method, url: url, headers: fixedHeaders + headers, at: Date())
-            let response = try await pool.perform(HTTPRequest(method: method, url: url, headers: signedHeaders, body: body, sink: sink), for: path)
+            let response = try await pool.perform(for: path) { [signer, fixedHeaders] in
+                var contentType: String?
+                if case .data(_, let type) = body { contentType = type }
+                let signedHeaders = signer.signed(method: method, url: url, headers: fixedHeaders + headers, contentType: contentType, at: Date())
+                return HTTPRequest(method: method, url: url, headers: signedHeaders, body: body, sink: sink)
+            }
             receivedBytes.add(Int(response.receivedByteCount), ordering: .relaxed)
             guard accepting.contains(response.status) else {
                 throw RemoteStoreError.s3(response, method: method, path: path, bucket: settings.bucket)

@@ -11,9 +11,11 @@ import Foundation
 ///
 /// What is signed: the method, the URL's path and query exactly as sent (``S3Client`` puts both in
 /// canonical form), the `Host` header (sent explicitly, so libcurl cannot send another), every
-/// `x-amz-*` header (names lowercased, values trimmed, runs of spaces made one) and the payload
-/// hash the request declares in `x-amz-content-sha256`. Other headers (`Content-Type`,
-/// `If-None-Match`, `Content-MD5`) are sent unsigned, as SigV4 allows.
+/// header the store sets and the body's `Content-Type` (names lowercased, values trimmed, runs of
+/// spaces made one, a name given twice signed once with its values joined by commas), and the
+/// payload hash the request declares in `x-amz-content-sha256`. Only the transport's own
+/// `Content-Length` and empty `Expect:` go unsigned. A header with an empty value must not be
+/// given: libcurl does not send it.
 struct S3Signer: Sendable, CustomStringConvertible {
     let accessKeyID: String
     private let secretAccessKey: String
@@ -26,25 +28,24 @@ struct S3Signer: Sendable, CustomStringConvertible {
     }
 
     /// Never the secret.
-    var description: String { "S3Signer(accessKeyID: \(accessKeyID), region: \(region))" }
+    var description: String { "S3Signer(accessKeyID: …\(accessKeyID.suffix(4)), region: \(region))" }
 
     /// `headers` (lines `Name: value`) with the `Host`, `x-amz-date` and `Authorization` headers
-    /// that sign a request of `method` to `url` at `date`.
-    func signed(method: String, url: String, headers: [String], at date: Date) -> [String] {
+    /// that sign a request of `method` to `url` at `date`, whose body (if any) has `contentType`
+    /// (the transport sends that header itself).
+    func signed(method: String, url: String, headers: [String], contentType: String? = nil, at date: Date) -> [String] {
         let (host, path, query) = Self.parts(of: url)
         let timestamp = Self.timestamp(date)
         let day = String(timestamp.prefix(8))
-        var signedHeaders = [("host", host), ("x-amz-date", timestamp)]
-        var payloadHash = "UNSIGNED-PAYLOAD"
-        for line in headers {
+        var values = ["host": [host], "x-amz-date": [timestamp]]
+        for line in headers + (contentType.map { ["Content-Type: \($0)"] } ?? []) {
             guard let colon = line.firstIndex(of: ":") else { continue }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            guard name.hasPrefix("x-amz-") else { continue }
             let value = line[line.index(after: colon)...].split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-            signedHeaders.append((name, value))
-            if name == "x-amz-content-sha256" { payloadHash = value }
+            values[name, default: []].append(value)
         }
-        signedHeaders.sort { $0.0 < $1.0 }
+        let signedHeaders = values.keys.sorted().map { ($0, values[$0, default: []].joined(separator: ",")) }
+        let payloadHash = values["x-amz-content-sha256"]?.first ?? "UNSIGNED-PAYLOAD"
         let names = signedHeaders.map(\.0).joined(separator: ";")
         let canonicalRequest = [
             method, path, query, signedHeaders.map { "\($0.0):\($0.1)\n" }.joined(), names, payloadHash,
