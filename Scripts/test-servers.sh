@@ -27,6 +27,7 @@ for script in Scripts/test-servers.d/*.sh; do
     source "$script"
     servers+=("$(basename "$script" .sh)")
 done
+all_servers=("${servers[@]}")
 
 # ROLLSYNC_TEST_SERVERS="s3 apache" (or `start s3 apache`) starts only those servers; tests of
 # the others then skip (or, with ROLLSYNC_REQUIRE_TEST_SERVERS=1, fail).
@@ -38,6 +39,10 @@ if [ -n "${ROLLSYNC_TEST_SERVERS:-}" ]; then
 fi
 
 start_all() {
+    # Servers a previous `start` left running would hold the ports and lose their pid files.
+    for name in "${all_servers[@]}"; do
+        "stop_$name" || true
+    done
     rm -rf "$STATE"
     mkdir -p "$STATE"
     : > "$STATE/env"

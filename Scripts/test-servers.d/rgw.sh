@@ -24,13 +24,20 @@ RGW_MON_PORT=${ROLLSYNC_RGW_MON_PORT:-18100}
 RGW_PORT=${ROLLSYNC_RGW_PORT:-18110}
 RGW_BUCKET=rollsync-test
 
-# rgw_wait SECONDS DESCRIPTION COMMAND…: polls COMMAND every 0.2 s until it succeeds, for at most
-# SECONDS; fails with DESCRIPTION otherwise.
+# rgw_wait SECONDS DAEMON DESCRIPTION COMMAND…: polls COMMAND (each attempt cut off after 10 s)
+# every 0.2 s until it succeeds, for at most SECONDS; fails with DESCRIPTION at once if the daemon
+# whose pid is in $STATE/rgw-DAEMON.pid has exited, and when the time is up.
 rgw_wait() {
-    local seconds=$1 description=$2 attempt
-    shift 2
-    for attempt in $(seq 1 $((seconds * 5))); do
-        "$@" > /dev/null 2>&1 && return 0
+    local seconds=$1 daemon=$2 description=$3 deadline
+    shift 3
+    deadline=$((SECONDS + seconds))
+    while [ $SECONDS -lt $deadline ]; do
+        timeout 10 "$@" > /dev/null 2>&1 && return 0
+        if ! kill -0 "$(cat "$STATE/rgw-$daemon.pid")" 2>/dev/null; then
+            echo "error: $description: ceph $daemon exited; its output:" >&2
+            cat "$STATE/rgw/log/$daemon.out" >&2
+            return 1
+        fi
         sleep 0.2
     done
     echo "error: $description within $seconds s; the cluster's logs are in $STATE/rgw/log" >&2
@@ -104,23 +111,29 @@ CONF
     chmod 600 "$keyring"
     monmaptool --create --fsid "$fsid" --addv a "[v2:127.0.0.1:$RGW_MON_PORT]" "$dir/monmap" > /dev/null
     ceph-mon "${conf[@]}" --mkfs -i a --monmap "$dir/monmap" --keyring "$keyring"
+    for port in "$RGW_MON_PORT" "$RGW_PORT" "$((RGW_PORT + 1))"; do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "error: 127.0.0.1:$port is taken (another Ceph test cluster? Scripts/test-servers.sh stop)" >&2
+            return 1
+        fi
+    done
     rgw_daemon mon ceph-mon "${conf[@]}" -i a
-    rgw_wait 30 "the Ceph monitor did not answer" ceph "${conf[@]}" --connect-timeout 5 mon stat
+    rgw_wait 30 mon "the Ceph monitor did not answer" ceph "${conf[@]}" --connect-timeout 5 mon stat
 
-    ceph "${conf[@]}" osd new "$osd_uuid" > /dev/null
-    ceph-osd "${conf[@]}" -i 0 --mkfs --osd-uuid "$osd_uuid" > "$dir/log/osd-mkfs.out" 2>&1
+    timeout 30 ceph "${conf[@]}" --connect-timeout 5 osd new "$osd_uuid" > /dev/null
+    timeout 60 ceph-osd "${conf[@]}" -i 0 --mkfs --osd-uuid "$osd_uuid" > "$dir/log/osd-mkfs.out" 2>&1
     rgw_daemon osd ceph-osd "${conf[@]}" -i 0
-    rgw_wait 60 "the OSD did not come up" bash -c "ceph ${conf[*]} osd stat | grep -q '1 up'"
+    rgw_wait 60 osd "the OSD did not come up" bash -c 'ceph -c "$1" --connect-timeout 5 osd stat | grep -q " 1 up"' _ "$dir/ceph.conf"
 
     for gateway in a b; do
         rgw_daemon "gateway-$gateway" radosgw "${conf[@]}" -n "client.rgw.$gateway"
     done
-    rgw_wait 120 "RADOS gateway a did not answer" curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$RGW_PORT/"
-    rgw_wait 60 "RADOS gateway b did not answer" curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$((RGW_PORT + 1))/"
+    rgw_wait 120 gateway-a "RADOS gateway a did not answer" curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$RGW_PORT/"
+    rgw_wait 60 gateway-b "RADOS gateway b did not answer" curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$((RGW_PORT + 1))/"
 
     id="RGW$(openssl rand -hex 8 | tr a-f A-F)"
     secret=$(openssl rand -hex 20)
-    radosgw-admin "${conf[@]}" -n client.admin user create --uid=rollsync-test --display-name=rollsync-test \
+    timeout 60 radosgw-admin "${conf[@]}" -n client.admin user create --uid=rollsync-test --display-name=rollsync-test \
         --access-key="$id" --secret-key="$secret" > /dev/null
     AWS_ACCESS_KEY_ID=$id AWS_SECRET_ACCESS_KEY=$secret AWS_CONFIG_FILE=/dev/null AWS_SHARED_CREDENTIALS_FILE=/dev/null \
         "$S3_VENV/bin/aws" --endpoint-url "http://127.0.0.1:$RGW_PORT" --region us-east-1 \
