@@ -87,6 +87,10 @@ func measureManyClients(on base: any RemoteStore, clients: Int, sets: Int, in di
     let (joined, bootstrap) = try await measure { try await newcomer.sync() }
     _ = try await reader.manager.vacuum()  // its sync records what it applied, as its daily record would
     let (vacuumed, vacuum) = try await measure { try await writer.manager.vacuum() }
+    for item in try await base.list(.root) {  // a real server keeps nothing of the run
+        try await base.delete(try RemotePath(item.name))
+    }
+    await base.close()
     precondition(
         idle.appliedSets == 0 && idle.writeCalls == 0 && applying.appliedSets == 1 && joined.appliedSets > 0,
         "the benchmark's syncs did not do what they measure"

@@ -26,7 +26,8 @@
 //    one applying a set, of a new client's bootstrap, and of a vacuum removing 10 sets. Targets: a
 //    sync with nothing new costs the same requests whatever the clients, its bytes grow at most
 //    linearly (bytes per client given), a vacuum's requests follow what it removes.
-//    `SyncBenchmark --scale` runs this section alone.
+//    `SyncBenchmark --scale [NAME]` runs this section alone (only the stores whose name contains
+//    NAME, such as `RGW`, when given).
 import Foundation
 import SyncCore
 
@@ -60,12 +61,12 @@ if arguments.dropFirst().contains("--propagation") {
     exit(0)
 }
 
-/// Section 8 (see the top of this file).
-func printManyClients() async throws {
+/// Section 8 (see the top of this file), on the stores whose name contains `only` (all if `nil`).
+func printManyClients(only: String? = nil) async throws {
     let sets = 10
     print("8. Many clients on one document: requests/writes and bytes received (S3: response bodies; memory: files downloaded)")
     print("   (targets: nothing new costs the same requests at any count, bytes at most linear; vacuum's requests follow what it removes)")
-    for backend in try manyClientsBackends(latency: .milliseconds(1)) {
+    for backend in try manyClientsBackends(latency: .milliseconds(1)) where only.map(backend.name.contains) ?? true {
         for clients in backend.counts {
             let costs = try await measureManyClients(on: try backend.makeStore(), clients: clients, sets: sets, in: directory)
             let perClient = costs.nothingNew.bytes / clients
@@ -78,8 +79,8 @@ func printManyClients() async throws {
     }
 }
 
-if arguments.dropFirst().contains("--scale") {
-    try await printManyClients()
+if let flag = arguments.firstIndex(of: "--scale") {
+    try await printManyClients(only: arguments.indices.contains(flag + 1) ? arguments[flag + 1] : nil)
     exit(0)
 }
 
