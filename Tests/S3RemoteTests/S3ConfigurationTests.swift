@@ -49,6 +49,21 @@ struct S3ConfigurationTests {
         #expect(throws: RemoteStoreError.self) { try open("s3://Not_A_Bucket/p", environment: environment) }
     }
 
+    @Test("a prefix with '.' or '..' segments, or an endpoint holding a user or password, is refused; the password is in no message")
+    func dotSegmentsAndEndpointUsersAreRefused() throws {
+        let environment = ["AWS_ACCESS_KEY_ID": "AKIAEXAMPLE1234", "AWS_SECRET_ACCESS_KEY": secret]
+        for url in ["s3://bucket/a/../b?endpoint=http://127.0.0.1:9000", "s3://bucket/./a?endpoint=http://127.0.0.1:9000"] {
+            let error = #expect(throws: RemoteStoreError.self) { try open(url, environment: environment) }
+            #expect(error?.code == .unsupported && error?.message.contains("segment") == true, "\(url)")
+        }
+        _ = try open("s3://bucket/a/..b/.c?endpoint=http://127.0.0.1:9000", environment: environment)
+        let withUser = #expect(throws: RemoteStoreError.self) {
+            try open("s3://bucket/p?endpoint=http://someone:hunter2@127.0.0.1:9000", environment: environment)
+        }
+        #expect(withUser?.code == .unsupported && withUser?.message.contains("user or password") == true)
+        #expect(withUser.map { "\($0)" }?.contains("hunter2") == false)
+    }
+
     @Test func environmentKeysComeFirstThenTheProfileOfTheSharedFiles() throws {
         let folder = try TemporaryDirectory(prefix: "s3-config")
         defer { folder.remove() }

@@ -76,12 +76,19 @@ struct ResolvedS3Settings: Sendable {
     var credentials: S3Credentials
 
     /// Resolves `configuration` with the AWS CLI's rules.
-    /// - Throws: `unsupported` for a missing key, a bad endpoint, or plain HTTP to a non-loopback
-    ///   host without ``S3RemoteStore/Configuration/allowInsecureHTTP``; `authenticationFailed`
-    ///   when no credentials can be found (naming where they were looked for).
+    /// - Throws: `unsupported` for a missing key, a prefix with a `.` or `..` segment (HTTP clients
+    ///   rewrite those in the path they send, so the key and its signature would not match), a bad
+    ///   endpoint or one with a user or password in it, or plain HTTP to a non-loopback host
+    ///   without ``S3RemoteStore/Configuration/allowInsecureHTTP``; `authenticationFailed` when no
+    ///   credentials can be found (naming where they were looked for).
     init(_ configuration: S3RemoteStore.Configuration, environment: [String: String]) throws {
         guard Self.isValidBucketName(configuration.bucket) else {
             throw RemoteStoreError(.unsupported, message: "'\(configuration.bucket)' is not a valid S3 bucket name")
+        }
+        if configuration.prefix.split(separator: "/").contains(where: { $0 == "." || $0 == ".." }) {
+            throw RemoteStoreError(
+                .unsupported, message: "the S3 prefix '\(configuration.prefix)' has a '.' or '..' segment: name the folder without them"
+            )
         }
         bucket = configuration.bucket
         prefix = configuration.prefix
@@ -107,6 +114,11 @@ struct ResolvedS3Settings: Sendable {
             let scheme = endpoint.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = endpoint.host(), !host.isEmpty
         else {
             throw RemoteStoreError(.unsupported, message: "the S3 endpoint '\(endpointText ?? "")' is not an http(s) URL")
+        }
+        if endpoint.user != nil || endpoint.password != nil {
+            throw RemoteStoreError(
+                .unsupported, message: "the S3 endpoint must not hold a user or password: give the keys as credentials"
+            )
         }
         if scheme == "http" && !configuration.allowInsecureHTTP && !Self.isLoopback(host) {
             throw RemoteStoreError(
