@@ -21,15 +21,16 @@ struct ChangePasswordCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await target.open()
-        guard session.settings.encrypted else {
-            throw CommandLineError(.usage, "the remote data of \(session.settings.applicationID) is not encrypted; there is no password to change")
+        try await target.withSession { session in
+            guard session.settings.encrypted else {
+                throw CommandLineError(.usage, "the remote data of \(session.settings.applicationID) is not encrypted; there is no password to change")
+            }
+            let old = try target.password.source.requiredPassword()
+            let new = try EncryptionPasswordSource(variable: newPasswordVariable, prompt: "New encryption password: ").requiredPassword()
+            let provider = EncryptingCodecProvider(keyStore: DataKeyFileStore(directory: URL(fileURLWithPath: session.settings.keyCacheDirectory)))
+            try await provider.changePassword(of: SyncIdentifier(session.settings.applicationID), in: session.store, from: old, to: new)
+            try output.console.emit(PasswordChangeResult(application: session.settings.applicationID))
         }
-        let old = try target.password.source.requiredPassword()
-        let new = try EncryptionPasswordSource(variable: newPasswordVariable, prompt: "New encryption password: ").requiredPassword()
-        let provider = EncryptingCodecProvider(keyStore: DataKeyFileStore(directory: URL(fileURLWithPath: session.settings.keyCacheDirectory)))
-        try await provider.changePassword(of: SyncIdentifier(session.settings.applicationID), in: session.store, from: old, to: new)
-        try output.console.emit(PasswordChangeResult(application: session.settings.applicationID))
     }
 }
 

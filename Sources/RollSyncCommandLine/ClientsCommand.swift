@@ -17,25 +17,26 @@ struct ClientsCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await target.open()
-        let this = session.settings.clientID
-        if wholeApplication {
-            for client in try await session.application.clients() {
-                try output.console.emit(
-                    ClientLine(
-                        client: client.device.clientID.rawValue, description: client.device.description, isThisDatabase: client.device.clientID.rawValue == this,
-                        documents: client.documents.map(\.rawValue), lastSync: nil, wholeStore: nil, changeSets: nil
+        try await target.withSession { session in
+            let this = session.settings.clientID
+            if wholeApplication {
+                for client in try await session.application.clients() {
+                    try output.console.emit(
+                        ClientLine(
+                            client: client.device.clientID.rawValue, description: client.device.description, isThisDatabase: client.device.clientID.rawValue == this,
+                            documents: client.documents.map(\.rawValue), lastSync: nil, wholeStore: nil, changeSets: nil
+                        )
                     )
-                )
-            }
-        } else {
-            for client in try await session.application.clients(of: SyncIdentifier(session.settings.documentID)) {
-                try output.console.emit(
-                    ClientLine(
-                        client: client.clientID.rawValue, description: client.description, isThisDatabase: client.clientID.rawValue == this,
-                        documents: nil, lastSync: client.lastSyncDate, wholeStore: client.wholeStoreDate, changeSets: client.changeSetCount
+                }
+            } else {
+                for client in try await session.application.clients(of: SyncIdentifier(session.settings.documentID)) {
+                    try output.console.emit(
+                        ClientLine(
+                            client: client.clientID.rawValue, description: client.description, isThisDatabase: client.clientID.rawValue == this,
+                            documents: nil, lastSync: client.lastSyncDate, wholeStore: client.wholeStoreDate, changeSets: client.changeSetCount
+                        )
                     )
-                )
+                }
             }
         }
     }

@@ -31,11 +31,13 @@ struct SessionOptions: ParsableArguments {
     /// The database's path.
     var path: String { database.db }
 
-    /// Opens the configured database and its remote store.
-    func open() async throws -> SyncSession {
-        try await SyncSession.open(
+    /// Opens the configured database and its remote store, runs `body` with them, and closes
+    /// them whether `body` returned or threw (see ``SyncSession/close()``).
+    func withSession<Result>(_ body: (SyncSession) async throws -> Result) async throws -> Result {
+        let session = try await SyncSession.open(
             path: database.db, busyTimeout: database.busyTimeout, password: password.source, environment: ProcessInfo.processInfo.environment
         )
+        return try await closing(after: { try await body(session) }, with: { await session.close() })
     }
 }
 

@@ -22,15 +22,16 @@ struct DeleteClientCommand: AsyncParsableCommand {
 
     func run() async throws {
         let removed = try SyncIdentifier(client)
-        let session = try await target.open()
-        if everywhere {
-            try await session.application.removeClientFromApplication(removed)
-        } else {
-            try await session.application.removeClient(removed, from: SyncIdentifier(session.settings.documentID))
+        try await target.withSession { session in
+            if everywhere {
+                try await session.application.removeClientFromApplication(removed)
+            } else {
+                try await session.application.removeClient(removed, from: SyncIdentifier(session.settings.documentID))
+            }
+            try output.console.emit(
+                RemovalResult(command: "delete-client", removed: client, from: everywhere ? session.settings.applicationID : session.settings.documentID)
+            )
         }
-        try output.console.emit(
-            RemovalResult(command: "delete-client", removed: client, from: everywhere ? session.settings.applicationID : session.settings.documentID)
-        )
     }
 }
 

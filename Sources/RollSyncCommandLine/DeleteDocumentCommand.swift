@@ -19,8 +19,9 @@ struct DeleteDocumentCommand: AsyncParsableCommand {
 
     func run() async throws {
         let deleted = try SyncIdentifier(document)
-        let session = try await target.open()
-        try await session.application.deleteDocument(deleted)
-        try output.console.emit(RemovalResult(command: "delete-document", removed: document, from: session.settings.applicationID))
+        try await target.withSession { session in
+            try await session.application.deleteDocument(deleted)
+            try output.console.emit(RemovalResult(command: "delete-document", removed: document, from: session.settings.applicationID))
+        }
     }
 }

@@ -13,15 +13,16 @@ struct DocumentsCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await target.open()
-        for document in try await session.application.documents() {
-            try output.console.emit(
-                DocumentLine(
-                    document: document.documentID.rawValue, description: document.description,
-                    createdBy: document.createdBy.rawValue, createdAt: document.createdAt, lastSync: document.lastSyncDate,
-                    isThisDatabase: document.documentID.rawValue == session.settings.documentID
+        try await target.withSession { session in
+            for document in try await session.application.documents() {
+                try output.console.emit(
+                    DocumentLine(
+                        document: document.documentID.rawValue, description: document.description,
+                        createdBy: document.createdBy.rawValue, createdAt: document.createdAt, lastSync: document.lastSyncDate,
+                        isThisDatabase: document.documentID.rawValue == session.settings.documentID
+                    )
                 )
-            )
+            }
         }
     }
 }

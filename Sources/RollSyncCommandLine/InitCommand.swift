@@ -87,45 +87,46 @@ struct InitCommand: AsyncParsableCommand {
 
         // The remote side: connection, application data, encryption password.
         try location.createFolderIfLocal()
-        let store = try await location.open(registry: .withRollSyncBackends(), environment: environment)
-        let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: encrypt, password: passwordSource)
-        let registration = try await application.register()
-        if encrypt && !registration.format.encrypted {
-            throw CommandLineError(
-                .usage, "the remote data of \(applicationID) exists and is not encrypted; encryption is chosen once, when it is created",
-                hint: "run init without --encrypt to join it, or use another --app"
+        try await location.withStore(registry: .withRollSyncBackends(), environment: environment) { store in
+            let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: encrypt, password: passwordSource)
+            let registration = try await application.register()
+            if encrypt && !registration.format.encrypted {
+                throw CommandLineError(
+                    .usage, "the remote data of \(applicationID) exists and is not encrypted; encryption is chosen once, when it is created",
+                    hint: "run init without --encrypt to join it, or use another --app"
+                )
+            }
+            settings.encrypted = registration.format.encrypted
+
+            // Only now the database (under its process lock): RollingSync's tables, triggers,
+            // settings, and the document.
+            let lock = try await DatabaseFile.lock(database.db, busyTimeout: database.busyTimeout)
+            defer { withExtendedLifetime(lock) {} }
+            let localStore = try LocalStore(writer: queue)
+            for table in try await queue.read({ db in try SyncedTable.registrationOrder(tableNames, in: db) }) {
+                try localStore.register(table: table)
+            }
+            try CommandLineSettings.migrator.migrate(queue)
+            let configured = settings
+            try await queue.write { db in try configured.write(to: db) }
+            let document = try SyncSession.makeDocument(application: application, settings: settings, localStore: localStore)
+            let documentRegistration = try await document.register()
+
+            try output.console.emit(
+                InitResult(
+                    database: database.db,
+                    remote: location.displayURL,
+                    application: applicationID,
+                    document: documentID,
+                    client: settings.clientID,
+                    tables: tableNames,
+                    leftOut: leftOut,
+                    encrypted: settings.encrypted,
+                    createdApplication: registration.createdApplication,
+                    createdDocument: documentRegistration.createdDocument
+                )
             )
         }
-        settings.encrypted = registration.format.encrypted
-
-        // Only now the database (under its process lock): RollingSync's tables, triggers,
-        // settings, and the document.
-        let lock = try await DatabaseFile.lock(database.db, busyTimeout: database.busyTimeout)
-        defer { withExtendedLifetime(lock) {} }
-        let localStore = try LocalStore(writer: queue)
-        for table in try await queue.read({ db in try SyncedTable.registrationOrder(tableNames, in: db) }) {
-            try localStore.register(table: table)
-        }
-        try CommandLineSettings.migrator.migrate(queue)
-        let configured = settings
-        try await queue.write { db in try configured.write(to: db) }
-        let document = try SyncSession.makeDocument(application: application, settings: settings, localStore: localStore)
-        let documentRegistration = try await document.register()
-
-        try output.console.emit(
-            InitResult(
-                database: database.db,
-                remote: location.displayURL,
-                application: applicationID,
-                document: documentID,
-                client: settings.clientID,
-                tables: tableNames,
-                leftOut: leftOut,
-                encrypted: settings.encrypted,
-                createdApplication: registration.createdApplication,
-                createdDocument: documentRegistration.createdDocument
-            )
-        )
     }
 
     /// Checks that every table exists and can be synced, on an in-memory copy of the tables'

@@ -40,9 +40,10 @@ struct LogCommand: AsyncParsableCommand {
             since: since?.date, until: until?.date, clients: Set(try client.map { try SyncIdentifier($0) }), table: table, key: key,
             includeRows: rows
         )
-        let session = try await target.open()
-        let history = try await session.showingProgress(quiet: output.json) { try await $0.history(matching: query) }
-        try output.console.emit(LogResult(document: session.settings.documentID, history: history))
+        try await target.withSession { session in
+            let history = try await session.showingProgress(quiet: output.json) { try await $0.history(matching: query) }
+            try output.console.emit(LogResult(document: session.settings.documentID, history: history))
+        }
     }
 }
 

@@ -20,17 +20,18 @@ struct PullStoreCommand: AsyncParsableCommand {
 
     func run() async throws {
         let source = try client.map { try SyncIdentifier($0) }
-        let session = try await target.open()
-        let report = try await session.showingProgress(quiet: output.json) { try await $0.downloadWholeStore(from: source) }
-        let sync = try await session.recordSync(report)
-        try output.console.emit(
-            WholeStoreResult(
-                command: "pull-store", database: session.path,
-                unit: report.wholeStoreInstalled?.unit.directoryName ?? "",
-                client: report.wholeStoreInstalled?.client.rawValue ?? "",
-                bytes: 0, sync: sync
+        try await target.withSession { session in
+            let report = try await session.showingProgress(quiet: output.json) { try await $0.downloadWholeStore(from: source) }
+            let sync = try await session.recordSync(report)
+            try output.console.emit(
+                WholeStoreResult(
+                    command: "pull-store", database: session.path,
+                    unit: report.wholeStoreInstalled?.unit.directoryName ?? "",
+                    client: report.wholeStoreInstalled?.client.rawValue ?? "",
+                    bytes: 0, sync: sync
+                )
             )
-        )
-        if let upgradeRequired = sync.upgradeRequiredError { throw upgradeRequired }
+            if let upgradeRequired = sync.upgradeRequiredError { throw upgradeRequired }
+        }
     }
 }

@@ -15,16 +15,17 @@ struct PushStoreCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await target.open()
-        let upload = try await session.showingProgress(quiet: output.json) {
-            try await $0.uploadWholeStore(keepingHistoryFor: history.period)
-        }
-        try output.console.emit(
-            WholeStoreResult(
-                command: "push-store", database: session.path, unit: upload.unit.directoryName, client: session.settings.clientID,
-                bytes: upload.uploadedBytes, sync: nil
+        try await target.withSession { session in
+            let upload = try await session.showingProgress(quiet: output.json) {
+                try await $0.uploadWholeStore(keepingHistoryFor: history.period)
+            }
+            try output.console.emit(
+                WholeStoreResult(
+                    command: "push-store", database: session.path, unit: upload.unit.directoryName, client: session.settings.clientID,
+                    bytes: upload.uploadedBytes, sync: nil
+                )
             )
-        )
+        }
     }
 }
 

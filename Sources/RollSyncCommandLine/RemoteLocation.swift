@@ -50,6 +50,15 @@ struct RemoteLocation: Sendable {
         url.absoluteString
     }
 
+    /// Opens the store (see ``open(registry:environment:)``), runs `body` with it, and closes it
+    /// whether `body` returned or threw.
+    func withStore<Result>(
+        registry: RemoteStoreRegistry, environment: [String: String], _ body: (any RemoteStore) async throws -> Result
+    ) async throws -> Result {
+        let store = try await open(registry: registry, environment: environment)
+        return try await closing(after: { try await body(store) }, with: { await store.close() })
+    }
+
     /// Opens the store with the backends of `registry`.
     /// - Throws: ``CommandLineError`` (usage) for a URL or setting the backend refuses; the backend's
     ///   connection errors otherwise (classified by the caller).

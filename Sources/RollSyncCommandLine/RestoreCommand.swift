@@ -38,11 +38,12 @@ struct RestoreCommand: AsyncParsableCommand {
     func run() async throws {
         let point: RestorePoint = if let at { .at(at.date) } else { .beforeChangeSet(beforeSet ?? "") }
         let destination = URL(fileURLWithPath: to)
-        let session = try await target.open()
-        let report = try await session.showingProgress(quiet: output.json) { try await $0.restore(point, to: destination) }
-        // A whole store of another rollsync client carries its settings (its client id above all).
-        try CommandLineSettings.remove(fromDatabaseAt: destination)
-        try output.console.emit(RestoreResult(file: to, point: "\(point)", report: report))
+        try await target.withSession { session in
+            let report = try await session.showingProgress(quiet: output.json) { try await $0.restore(point, to: destination) }
+            // A whole store of another rollsync client carries its settings (its client id above all).
+            try CommandLineSettings.remove(fromDatabaseAt: destination)
+            try output.console.emit(RestoreResult(file: to, point: "\(point)", report: report))
+        }
     }
 }
 

@@ -62,12 +62,13 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// The identifiers of the application's registered clients (the `ClientDevices` folders).
     private static func clients(_ settings: CommandLineSettings) async throws -> [String] {
-        let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: ProcessInfo.processInfo.environment)
         let layout = try ApplicationLayout(applicationID: SyncIdentifier(settings.applicationID))
-        do {
-            return try await store.list(layout.clientDevices).filter(\.isDirectory).map(\.name).sorted()
-        } catch let error as RemoteStoreError {
-            throw error.attributed(to: store.backendName)
+        return try await settings.remoteLocation.withStore(registry: .withRollSyncBackends(), environment: ProcessInfo.processInfo.environment) { store in
+            do {
+                return try await store.list(layout.clientDevices).filter(\.isDirectory).map(\.name).sorted()
+            } catch let error as RemoteStoreError {
+                throw error.attributed(to: store.backendName)
+            }
         }
     }
 }

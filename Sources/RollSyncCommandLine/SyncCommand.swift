@@ -22,10 +22,11 @@ struct SyncCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await target.open()
-        let report = try await session.showingProgress(quiet: output.json) { try await $0.synchronize() }
-        let result = try await session.recordSync(report)
-        try output.console.emit(result)
-        if let upgradeRequired = result.upgradeRequiredError { throw upgradeRequired }
+        try await target.withSession { session in
+            let report = try await session.showingProgress(quiet: output.json) { try await $0.synchronize() }
+            let result = try await session.recordSync(report)
+            try output.console.emit(result)
+            if let upgradeRequired = result.upgradeRequiredError { throw upgradeRequired }
+        }
     }
 }

@@ -29,12 +29,36 @@ struct SyncSession: Sendable {
         let lock = try await DatabaseFile.lock(path, busyTimeout: busyTimeout)
         let localStore = try LocalStore(writer: database)
         let store = try await settings.remoteLocation.open(registry: .withRollSyncBackends(), environment: environment)
-        let application = try makeApplication(store: store, settings: settings, encrypt: settings.encrypted, password: password)
-        let document = try makeDocument(application: application, settings: settings, localStore: localStore)
-        return SyncSession(
-            path: path, database: database, lock: lock, settings: settings, localStore: localStore, store: store,
-            application: application, document: document
-        )
+        return try await assemble(path: path, database: database, lock: lock, settings: settings, localStore: localStore, store: store, password: password)
+    }
+
+    /// The session on an opened database and remote store: makes the managers, and closes `store`
+    /// if that fails.
+    static func assemble(
+        path: String, database: DatabaseQueue, lock: DatabaseLock, settings: CommandLineSettings, localStore: LocalStore,
+        store: any RemoteStore, password: EncryptionPasswordSource
+    ) async throws -> SyncSession {
+        do {
+            let application = try makeApplication(store: store, settings: settings, encrypt: settings.encrypted, password: password)
+            let document = try makeDocument(application: application, settings: settings, localStore: localStore)
+            return SyncSession(
+                path: path, database: database, lock: lock, settings: settings, localStore: localStore, store: store,
+                application: application, document: document
+            )
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// Lets the document manager's running operation end, then disconnects the remote store.
+    ///
+    /// Every command awaits it before the process exits: a connection still being used or torn
+    /// down while `exit` runs OpenSSL's clean-up (which frees the locks libssh2 and libcurl take)
+    /// crashed the process.
+    func close() async {
+        await document.close()
+        await store.close()
     }
 
     /// The application manager for `settings` on `store`; `encrypt` decides whether remote data

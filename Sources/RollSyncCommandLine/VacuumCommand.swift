@@ -25,17 +25,18 @@ struct VacuumCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await target.open()
-        let options = VacuumOptions(retireClientsSilentFor: retireAfterDays.map { $0 * 86_400 }, keepHistoryFor: history.period)
-        let report = try await session.showingProgress(quiet: output.json) { try await $0.vacuum(options) }
-        try output.console.emit(
-            VacuumResult(
-                removedSets: report.removedSets.count, keptSets: report.keptSets,
-                heldBackBy: report.holds.map(Self.describe),
-                retiredClients: report.retiredClients.map(\.rawValue),
-                removedWholeStores: report.removedWholeStores.count
+        try await target.withSession { session in
+            let options = VacuumOptions(retireClientsSilentFor: retireAfterDays.map { $0 * 86_400 }, keepHistoryFor: history.period)
+            let report = try await session.showingProgress(quiet: output.json) { try await $0.vacuum(options) }
+            try output.console.emit(
+                VacuumResult(
+                    removedSets: report.removedSets.count, keptSets: report.keptSets,
+                    heldBackBy: report.holds.map(Self.describe),
+                    retiredClients: report.retiredClients.map(\.rawValue),
+                    removedWholeStores: report.removedWholeStores.count
+                )
             )
-        )
+        }
     }
 }
 

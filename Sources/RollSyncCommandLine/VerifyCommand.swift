@@ -28,19 +28,20 @@ struct VerifyCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        let session = try await target.open()
-        let report = try await session.showingProgress(quiet: output.json) {
-            try await $0.verifyRemote(VerificationOptions(deep: deep, repair: repair))
-        }
-        try output.console.emit(VerifyResult(document: session.settings.documentID, deep: deep, report: report))
-        guard report.isClean else {
-            let problems = report.problems.filter { $0.severity == .problem }
-            let repaired = problems.filter(\.repaired).count
-            throw CommandLineError(
-                .problemsFound,
-                "\(problems.count) problems found in document \(session.settings.documentID)" + (repair ? ", \(repaired) repaired" : ""),
-                hint: repair || !report.problems.contains(where: \.isRepairable) ? nil : "`rollsync verify --repair` fixes those marked repairable"
-            )
+        try await target.withSession { session in
+            let report = try await session.showingProgress(quiet: output.json) {
+                try await $0.verifyRemote(VerificationOptions(deep: deep, repair: repair))
+            }
+            try output.console.emit(VerifyResult(document: session.settings.documentID, deep: deep, report: report))
+            guard report.isClean else {
+                let problems = report.problems.filter { $0.severity == .problem }
+                let repaired = problems.filter(\.repaired).count
+                throw CommandLineError(
+                    .problemsFound,
+                    "\(problems.count) problems found in document \(session.settings.documentID)" + (repair ? ", \(repaired) repaired" : ""),
+                    hint: repair || !report.problems.contains(where: \.isRepairable) ? nil : "`rollsync verify --repair` fixes those marked repairable"
+                )
+            }
         }
     }
 }

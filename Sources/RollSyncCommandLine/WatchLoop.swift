@@ -91,6 +91,7 @@ actor WatchLoop {
             return
         }
         guard !stopRequested else {
+            await session.close()
             emitStopped()
             return
         }
@@ -132,11 +133,8 @@ actor WatchLoop {
             )
         )
         let store = try await openRemote(settings.remoteLocation)
-        let application = try SyncSession.makeApplication(store: store, settings: settings, encrypt: settings.encrypted, password: password)
-        let document = try SyncSession.makeDocument(application: application, settings: settings, localStore: localStore)
-        return SyncSession(
-            path: path, database: database, lock: lock, settings: settings, localStore: localStore, store: store,
-            application: application, document: document
+        return try await SyncSession.assemble(
+            path: path, database: database, lock: lock, settings: settings, localStore: localStore, store: store, password: password
         )
     }
 
@@ -181,6 +179,7 @@ actor WatchLoop {
     private func shutDown() async {
         await automatic?.stop()
         await eventsTask?.value
+        await session?.close()
         emitStopped()
     }
 

@@ -113,6 +113,7 @@ public final class FaultyTCPProxy: Sendable {
         var strikesLeft = Int.max
         var accepted = 0
         var faultsFired = 0
+        var upstreamLocalPorts: [Int] = []
         var stopped = false
         var open: Set<Int32> = []
     }
@@ -168,6 +169,10 @@ public final class FaultyTCPProxy: Sendable {
 
     /// How many times a fault struck (at accept, or when its trigger fired).
     public var faultsFired: Int { state.withLock { $0.faultsFired } }
+
+    /// The local ports of the proxy's connections to the server, in the order they were made: the
+    /// ports the server's log names as its clients'.
+    public var upstreamLocalPorts: [Int] { state.withLock { $0.upstreamLocalPorts } }
 
     /// Stops listening and closes every connection. Idempotent; also happens by itself when the
     /// lifetime is over.
@@ -278,6 +283,12 @@ public final class FaultyTCPProxy: Sendable {
         }
         var on: Int32 = 1
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) == 0 }
+        }
+        if named { state.withLock { $0.upstreamLocalPorts.append(Int(UInt16(bigEndian: local.sin_port))) } }
         return descriptor
     }
 
