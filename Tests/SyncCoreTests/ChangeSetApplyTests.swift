@@ -242,6 +242,59 @@ struct ChangeSetApplyTests {
         #expect(results[0].prefix(2) == ["from zzz".databaseValue, 2.databaseValue])
     }
 
+    @Test("a deletion older than a creation of its key loses in either order of arrival")
+    func deletionOlderThanRecreation() throws {
+        let base = Self.clock
+        let deleted = HLCTimestamp(rawValue: base.rawValue + 10)
+        let again = HLCTimestamp(rawValue: base.rawValue + 20)
+        func creation(_ name: String, at clock: HLCTimestamp) -> RowChange {
+            RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: clock, columns: [.init(name: "name", value: name.databaseValue, clock: clock)])
+        }
+        var results: [[DatabaseValue]?] = []
+        // In clock order the re-creation comes back after the deletion; the other way round (as a
+        // client sees it whose own re-creation was pushed before another's older deletion arrived)
+        // the deletion used to remove the row on this client alone.
+        for order in [[0, 1, 2], [0, 2, 1]] {
+            let client = try Self.makeClient()
+            let sets = [
+                try Self.handMadeSet([creation("first", at: base)], clientID: "base", in: client),
+                try Self.handMadeSet([RowChange(kind: .delete, table: "items", key: "k".databaseValue, clock: deleted)], clientID: "bbb", in: client),
+                try Self.handMadeSet([creation("again", at: again)], clientID: "aaa", in: client),
+            ]
+            for index in order {
+                try client.store.applyChangeSet(at: sets[index])
+            }
+            results.append(try client.items()["k"])
+            #expect(try client.pendingChanges().isEmpty)
+        }
+        #expect(results[0] == results[1])
+        #expect(results[0]?.first == "again".databaseValue)
+    }
+
+    @Test("an unpushed local deletion yields to a newer creation of its key, and wins over an older one")
+    func localDeletionMeetsCreation() throws {
+        for newer in [true, false] {
+            let client = try Self.makeClient()
+            try client.store.applyChangeSet(at: Self.handMadeSet([Self.insert("items", "k", ["name": "first".databaseValue])], clientID: "base", in: client))
+            try client.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 'k'") }
+            _ = try client.pendingChanges()   // stamps the deletion with this client's clock
+            let clock = newer
+                ? HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + 3_600_000)
+                : HLCTimestamp(rawValue: Self.clock.rawValue + 20)
+            let creation = RowChange(
+                kind: .insert, table: "items", key: "k".databaseValue, clock: clock, columns: [.init(name: "name", value: "again".databaseValue, clock: clock)]
+            )
+            try client.store.applyChangeSet(at: Self.handMadeSet([creation], clientID: "aaa", in: client))
+            if newer {
+                #expect(try client.items()["k"]?.first == "again".databaseValue)
+                #expect(try client.pendingChanges().isEmpty, "the superseded deletion is not pushed")
+            } else {
+                #expect(try client.items()["k"] == nil)
+                #expect(try client.pendingChanges().map(\.kind) == [.delete], "the newer deletion is still pushed")
+            }
+        }
+    }
+
     @Test("same-cell conflicts are detected; last writer wins by default and clients converge")
     func conflictsLastWriterWins() throws {
         let a = try Self.makeClient()
@@ -323,6 +376,11 @@ struct ChangeSetApplyTests {
         let b = try Self.makeClient()
         try a.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
         try b.store.applyChangeSet(at: a.push())
+        // c creates the same key too, before a deletes it (a creation newer than the deletion
+        // would win over it: see deletionOlderThanRecreation).
+        let c = try Self.makeClient()
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
+        _ = try c.push()
 
         try a.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 'k'") }
         try b.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'edited' WHERE id = 'k'") }
@@ -334,9 +392,6 @@ struct ChangeSetApplyTests {
         #expect(try a.items().isEmpty)
         #expect(try b.items().isEmpty)
 
-        let c = try Self.makeClient()
-        try c.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'start')") }
-        _ = try c.push()
         try c.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'unpushed' WHERE id = 'k'") }
         let report = try c.store.applyChangeSet(at: setA)
         #expect(report.warnings == [.remoteDeleteDiscardedLocalChanges(table: "items", key: "k".databaseValue)])

@@ -73,6 +73,37 @@ struct WholeStoreInstallTests {
         #expect(try local.items()["b"] == nil)
     }
 
+    @Test("an unpushed re-creation of a key the store deleted survives the install when it is newer than the deletion, not otherwise")
+    func recreationMeetsStoreDeletion() throws {
+        for newer in [true, false] {
+            let uploader = try TemporaryDatabase()
+            try uploader.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('t', 'first')") }
+            let local = try TemporaryDatabase()
+            _ = try local.store.applyChangeSet(at: try uploader.push())
+            let recreate = { try local.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 't'; INSERT INTO items (id, name) VALUES ('t', 'again')") } }
+            if !newer {
+                try recreate()
+                _ = try local.pendingChanges()  // stamped before the uploader's deletion
+            }
+            try uploader.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 't'") }
+            _ = try uploader.push()
+            if newer {
+                try ChangeSetApplyTests.advanceClock(of: local)
+                try recreate()
+            }
+            let installation = try local.store.installWholeStore(at: try snapshot(of: uploader, into: local))
+            if newer {
+                #expect(try local.items()["t"]?[0] == "again".databaseValue)
+                #expect(try local.pendingChanges().map(\.kind) == [.insert], "the re-creation is still pushed")
+                #expect(installation.updatesOfDeletedRows.isEmpty)
+            } else {
+                #expect(try local.items()["t"] == nil)
+                #expect(try local.pendingChanges().isEmpty)
+                #expect(installation.updatesOfDeletedRows == [.init(table: "items", key: "\("t".databaseValue)")])
+            }
+        }
+    }
+
     @Test("a snapshot written with an older schema installs keeping the columns it lacks; a newer one, or not a database, is refused")
     func snapshotsAcrossSchemas() throws {
         let older = try TemporaryDatabase(

@@ -52,6 +52,38 @@ struct ConcurrentCreationTests {
         #expect(try carl.dump() == ben.dump())
     }
 
+    /// The interleaving the watch test met under high-rate deletes and re-inserts: ben's deletion
+    /// goes out alone, then both re-create the key and push before seeing the other's set, anna's
+    /// creation the newer. Anna then receives ben's older deletion after her own creation; it must
+    /// lose to it there too (it used to delete her row: each client ended with the other's value).
+    @Test("a re-creation pushed before an older deletion arrives is kept on every client")
+    func recreationMeetsOlderDeletion() async throws {
+        let remote = try TestRemote(.memory)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        let carl = try TestClient("carl", remote: remote.store)
+        try await carl.sync()
+        try anna.execute("INSERT INTO tag VALUES ('shared', 'original')")
+        try await anna.sync()
+        try await ben.sync()
+        try ben.execute("DELETE FROM tag WHERE id = 'shared'")
+        try await ben.sync()
+        try ben.execute("INSERT OR REPLACE INTO tag VALUES ('shared', 'from ben')")
+        try ben.localStore.readPendingChanges { _ in }  // stamps ben's re-creation now
+        try Self.advanceClock(of: anna, minutes: 1)
+        try anna.execute("DELETE FROM tag WHERE id = 'shared'; INSERT OR REPLACE INTO tag VALUES ('shared', 'from anna')")
+        try await Self.whileHidingNewestSet(of: ben, on: remote) { try await anna.sync() }
+        try await Self.whileHidingNewestSet(of: anna, on: remote) { try await ben.sync() }
+        try await anna.sync()
+        try await ben.sync()
+        try await carl.sync()
+        for client in [anna, ben, carl] {
+            #expect(try client.value("SELECT label FROM tag WHERE id = 'shared'") == "from anna".databaseValue, "\(client.name)")
+            #expect(try !client.localStore.hasPendingChanges(), "\(client.name)")
+        }
+        #expect(try anna.dump() == ben.dump())
+        #expect(try carl.dump() == ben.dump())
+    }
+
     /// Runs `body` while `client`'s newest change set is hidden, as if it had not reached the
     /// server yet, then puts it back; returns its path.
     @discardableResult

@@ -220,7 +220,7 @@ struct ChangeSetApplier {
                 return false
             }
         }
-        let pending = try pendingRow(table: table, key: change.key)
+        var pending = try pendingRow(table: table, key: change.key)
         switch change.kind {
         case .delete:
             try applyDelete(change, table: table, pending: pending)
@@ -237,7 +237,16 @@ struct ChangeSetApplier {
             if references.hasReferences(from: table.name) {
                 touchedRows[table.name, default: []].append(change.key)
             }
-            if try pending.isLocallyDeleted || isTombstoned(table: table, key: change.key, against: change) {
+            if let deleted = pending.deleteClock, pending.isLocallyDeleted {
+                guard !RowMerge.deletionWins(tombstone: deleted, over: change.kind, at: change.clock) else {
+                    report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
+                    return
+                }
+                // A creation newer than the unpushed local deletion: as where the deletion came first
+                // and the creation re-created the key, the row comes back and the deletion is moot.
+                try ChangeLog.dropChanges(key: change.key, tableID: table.id, in: db)
+                pending = PendingRow()
+            } else if try isTombstoned(table: table, key: change.key, against: change) {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
             }
@@ -392,7 +401,11 @@ struct ChangeSetApplier {
         let storedClocks = try cellClocks(table: table, key: change.key)
         let localRow = pending.isEmpty ? nil : try currentRow(table: table, key: change.key)
         var assignments: [(column: String, value: DatabaseValue)] = []
-        var remoteClocks: [(String, HLCTimestamp)] = []
+        // A creation merged into a present row records its clock as the row's, as when it inserts
+        // the row (the newer creation is kept): a later-arriving older deletion then loses here as
+        // it does where the creation arrived last (see applyDelete).
+        var remoteClocks: [(String, HLCTimestamp)] =
+            change.kind == .insert ? [(LocalStoreSchema.rowClockColumn, change.columns.map(\.clock).min() ?? change.clock)] : []
         var superseded: [String] = []
         var republish: [String] = []
         for column in change.columns {
@@ -535,7 +548,17 @@ struct ChangeSetApplier {
         }
     }
 
+    /// Deletes the row and leaves a tombstone, unless the row here was created (again) after the
+    /// deletion: then the deletion is ignored, as where it arrived first and the newer creation
+    /// re-created the key (``RowMerge/deletionWins(tombstone:over:at:)``), so every order of
+    /// arrival ends alike. Unpushed local changes of a deleted row are dropped.
     private mutating func applyDelete(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
+        if let created = try creationClock(table: table, key: change.key, pending: pending),
+            !RowMerge.deletionWins(tombstone: change.clock, over: .insert, at: created)
+        {
+            report.staleValuesIgnored += 1
+            return
+        }
         if pending.insertClock != nil || !pending.columnClocks.isEmpty {
             report.warnings.append(.remoteDeleteDiscardedLocalChanges(table: table.name, key: change.key))
             try ChangeLog.dropChanges(key: change.key, tableID: table.id, in: db)
@@ -554,6 +577,19 @@ struct ChangeSetApplier {
         try statement(StatementKey(purpose: .dropCellClocks)) {
             "DELETE FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
         }.execute(arguments: [table.id, change.key])
+    }
+
+    /// The clock of the newest creation known here of the row `key`, if the row is present: its
+    /// unpushed local creation (unless deleted since), or the creation clock recorded for it. Only
+    /// a late set can be older than a recorded creation (``cellClocks(table:key:)``).
+    private mutating func creationClock(table: SyncedTable, key: DatabaseValue, pending: PendingRow) throws -> HLCTimestamp? {
+        var created = pending.isLocallyDeleted ? nil : pending.insertClock
+        if let recorded = try cellClocks(table: table, key: key)[LocalStoreSchema.rowClockColumn]?.clock,
+            try currentRow(table: table, key: key) != nil
+        {
+            created = max(created ?? recorded, recorded)
+        }
+        return created
     }
 
     private mutating func currentRow(table: SyncedTable, key: DatabaseValue) throws -> Row? {

@@ -100,10 +100,12 @@ struct WholeStoreMerge {
             return
         }
         guard let stored else {
-            let tombstoned = try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)", arguments: [table.id, key]
-            ) ?? false
-            if tombstoned {
+            // The store deleted the row: the deletion wins over local edits, and over a local
+            // creation unless that creation is newer (then it re-creates the key, as when applied).
+            let tombstone = try Int64.fetchOne(
+                db, sql: "SELECT clock FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?", arguments: [table.id, key]
+            ).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
+            if let tombstone, RowMerge.deletionWins(tombstone: tombstone, over: pending.insertClock == nil ? .update : .insert, at: pending.insertClock ?? tombstone) {
                 try ChangeLog.dropChanges(key: key, tableID: table.id, in: db)
                 installation.updatesOfDeletedRows.append(.init(table: table.name, key: "\(key)"))
             } else {
