@@ -47,6 +47,11 @@ extension CommandLineError {
                 .upgradeRequired, error.message,
                 hint: "migrate this database's schema as the other clients did (`ALTER TABLE … ADD COLUMN`, `rollsync migrate`, `rollsync tables add`), then try again"
             )
+        case .clientsNeedUpgrade:
+            return CommandLineError(
+                .upgradeRequired, error.message,
+                hint: "run `rollsync sync` once on each client with this rollsync (or a newer one), or remove clients no longer used with `rollsync delete-client --everywhere`"
+            )
         case .wrongPassword:
             return CommandLineError(
                 .authentication, error.message,

@@ -37,7 +37,7 @@ public struct CommandLineError: Error, Sendable, CustomStringConvertible {
             case .remote: "sync or remote storage error (unreachable server, dropped connection: try again)"
             case .authentication: "authentication error (password, key or host key refused)"
             case .localDatabase: "local database problem (missing, not SQLite, not set up, failed migration)"
-            case .upgradeRequired: "upgrade required: some change sets need a newer schema; everything else was synced"
+            case .upgradeRequired: "upgrade required: some change sets need a newer schema (everything else was synced), or upgrade-format waits for clients to run a newer rollsync"
             case .problemsFound: "verify found problems in the remote document"
             }
         }

@@ -22,7 +22,7 @@ public struct RollSyncCommand: AsyncParsableCommand {
             DemoCommand.self, InitCommand.self, SyncCommand.self, StatusCommand.self, PushStoreCommand.self, PullStoreCommand.self,
             DocumentsCommand.self, ClientsCommand.self, DeleteClientCommand.self, DeleteDocumentCommand.self, VacuumCommand.self,
             VerifyCommand.self, LogCommand.self, RestoreCommand.self,
-            ChangePasswordCommand.self, TablesCommand.self, MigrateCommand.self, WatchCommand.self,
+            ChangePasswordCommand.self, TablesCommand.self, MigrateCommand.self, WatchCommand.self, UpgradeFormatCommand.self,
         ]
     )
 

@@ -127,6 +127,8 @@ final class TestClient: Sendable {
         tables: [String] = NotesSchema.tables,
         foreignKeys: Bool = true,
         applicationID: SyncIdentifier = TestClient.applicationID,
+        documentID: SyncIdentifier = TestClient.documentID,
+        sharing sharedApplication: ApplicationSyncManager? = nil,
         lastSyncRecordInterval: Duration = SyncConfiguration.defaultLastSyncRecordInterval,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) throws {
@@ -146,7 +148,7 @@ final class TestClient: Sendable {
         for table in tables {
             try localStore.register(table: table)
         }
-        application = ApplicationSyncManager(
+        application = sharedApplication ?? ApplicationSyncManager(
             store: remote,
             applicationID: applicationID,
             device: DeviceInfo(clientID: self.name, description: "test client \(name)", registeredAt: Date()),
@@ -155,7 +157,7 @@ final class TestClient: Sendable {
         )
         manager = try DocumentSyncManager(
             application: application,
-            documentID: Self.documentID,
+            documentID: documentID,
             localStore: localStore,
             documentDescription: "test notebook",
             delegate: delegate,

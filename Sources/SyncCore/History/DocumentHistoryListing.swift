@@ -66,7 +66,7 @@ struct DocumentHistoryListing: Sendable {
         }
         listing.recentSyncs = try await remote.listIfPresent(layout.recentSyncs) ?? []
         listing.integrityKey = format.keepsIntegrityKeyInRecentSyncs
-            ? IntegrityKeyFile.key(in: listing.recentSyncs, format: format)
+            ? try await IntegrityKeyFile.key(listed: listing.recentSyncs, of: layout, format: format, through: remote)
             : try await IntegrityKeyFile.currentKey(of: layout, format: format, through: remote)
         for item in listing.recentSyncs where !Self.isKnownRecentSyncEntry(item, format: format) {
             listing.unknown.append(UnknownEntry(path: item.path, isDirectory: item.isDirectory))

@@ -11,7 +11,9 @@ import RemoteProtocol
 /// 1. Reads `<appID>/format.json`. If it is missing, the application's remote data is created: the
 ///    directory skeleton, a `ReadMe.txt`, and `format.json` **last**, so its presence means the
 ///    hierarchy is complete. A directory without `format.json` that holds anything but that skeleton
-///    is not RollingSync data and is refused rather than written into.
+///    is not RollingSync data and is refused rather than written into; one with registered clients
+///    has lost its `format.json` and is refused too, unless a format upgrade was replacing it
+///    (then it is restored; see ``upgradeFormat()``).
 /// 2. Refuses a format newer than this build understands (``SyncError/Code/unsupportedFormat``).
 /// 3. Opens the codec every other file passes through (plaintext, or the `encryption` provider
 ///    given to ``init(store:applicationID:device:encryption:logger:)``, where the encryption
@@ -27,7 +29,7 @@ public actor ApplicationSyncManager {
     /// The remote store the application's data lives in.
     public nonisolated let store: any RemoteStore
 
-    private let layout: ApplicationLayout
+    let layout: ApplicationLayout
     private let codecProvider: any RemoteCodecProvider
     private var registration: Task<ApplicationRegistration, any Error>?
     /// The format version written when this manager creates the application's remote data
@@ -156,8 +158,14 @@ public actor ApplicationSyncManager {
         )
     }
 
+    /// `format.json`; when it is missing, restored if a format upgrade was replacing it (see
+    /// ``formatFileDuringReplacement(_:)``, which refuses an application that lost it otherwise).
+    /// `nil` when the application does not exist yet, or its creation was interrupted.
     private func readFormatFile(_ remote: CodedRemote) async throws -> RemoteFormatFile? {
-        try await RemoteFormatFile.read(at: layout.formatFile, from: remote)
+        if let format = try await RemoteFormatFile.read(at: layout.formatFile, from: remote) {
+            return format
+        }
+        return try await formatFileDuringReplacement(remote)
     }
 
     /// Creates the hierarchy, ReadMe and codec material, then `format.json` last, exclusively where

@@ -112,8 +112,10 @@ struct DocumentRegistrar {
             try await remote.createDirectory(directory)
         }
         if try await IntegrityKeyFile.currentKey(of: layout, format: format, through: remote) == nil {
-            let key = try await remote.remote { try IntegrityKeyFile.path(for: UUID().uuidString, of: layout, format: format) }
-            try await remote.write(Data(), to: key)
+            let paths = try await remote.remote { try IntegrityKeyFile.pathsForNewKey(UUID().uuidString, of: layout, format: format) }
+            for path in paths {
+                try await remote.write(Data(), to: path)
+            }
         }
         if wasDeleted {
             try await markOtherClientsRemoved()

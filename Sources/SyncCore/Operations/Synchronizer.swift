@@ -73,7 +73,7 @@ struct Synchronizer: Sendable {
         var recentSyncs: [RemoteItem]?
         if format.keepsIntegrityKeyInRecentSyncs {
             recentSyncs = try await remote.listIfPresent(layout.recentSyncs)
-            guard let recentSyncs, IntegrityKeyFile.key(in: recentSyncs, format: format) == integrityKey else {
+            guard recentSyncs != nil, try await IntegrityKeyFile.key(listed: recentSyncs, of: layout, format: format, through: remote) == integrityKey else {
                 return .registrationLost
             }
         } else if try await IntegrityKeyFile.currentKey(of: layout, format: format, through: remote) != integrityKey {

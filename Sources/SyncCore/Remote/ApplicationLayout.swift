@@ -21,6 +21,9 @@ package struct ApplicationLayout: Hashable, Sendable {
     package var formatFile: RemotePath { root / "format.json" }
     /// `ReadMe.txt`: a note for people who find the folder.
     package var readMe: RemotePath { root / "ReadMe.txt" }
+    /// `format-upgrade.json`: the new `format.json` while a format upgrade replaces it, so that a
+    /// replacement a store cannot make atomically is completed by whoever finds `format.json` missing.
+    package var formatUpgradeFile: RemotePath { root / "format-upgrade.json" }
     /// `ClientDevices/`: one directory per registered client.
     package var clientDevices: RemotePath { root / "ClientDevices" }
     /// `Encryption/`: the wrapped data key and its derivation parameters, when encrypted.

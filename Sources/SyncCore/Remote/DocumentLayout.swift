@@ -34,9 +34,10 @@ package struct DocumentLayout: Hashable, Sendable {
     package var deletedClients: RemotePath { root / "DeletedClients" }
 
     /// The directories created with a document of `format`: every directory a document of that
-    /// format has directly under its root.
+    /// format has directly under its root (format 1's key directory too, in an application
+    /// upgraded from format 1).
     func skeleton(format: RemoteFormatFile) -> [RemotePath] {
-        (format.keepsIntegrityKeyInRecentSyncs ? [] : [integrityKeys]) + [syncChanges, recentSyncs, wholeStores, deletedClients]
+        (IntegrityKeyFile.keepsFormat1Key(format) ? [integrityKeys] : []) + [syncChanges, recentSyncs, wholeStores, deletedClients]
     }
 
     /// `SyncChanges/<client>/`.

@@ -27,6 +27,9 @@ package struct RemoteFormatFile: Codable, Sendable, Equatable {
     /// the race to create the application left behind for a moment. Absent in files written
     /// before it existed (then the newest key file is the one).
     package var dataKeyID: String?
+    /// The version the application had before ``ApplicationSyncManager/upgradeFormat()`` moved it
+    /// to ``version``; absent for an application created in its format.
+    package var upgradedFrom: Int?
 
     /// A format file for new remote data, of the current version unless `version` says otherwise.
     package init(
@@ -67,4 +70,8 @@ extension RemoteFormatFile {
     var keepsIntegrityKeyInRecentSyncs: Bool { version >= 2 }
     /// Format 2: change sets are compressed before the codec (see ``ChangeSetCompression``).
     var compressesChangeSets: Bool { version >= 2 }
+    /// Format 2 upgraded from 1: a document may have its integrity key only in format 1's place,
+    /// `IntegrityKey/<key>`, if a client that had not yet seen the upgrade created it (see
+    /// ``IntegrityKeyFile``).
+    var mayHoldFormat1IntegrityKeys: Bool { keepsIntegrityKeyInRecentSyncs && (upgradedFrom ?? version) < 2 }
 }

@@ -100,22 +100,12 @@ struct Vacuum: Sendable {
         for item in try await remote.listIfPresent(layout.syncChanges) ?? [] where item.isDirectory && item.name != clientID.rawValue {
             guard let client = try? SyncIdentifier(item.name) else { continue }
             var peer = Peer(client: client, lastSync: newest[client]?.date, appliedThrough: nil)
-            if let name = newest[client], let record = try await readableRecord(at: layout.recentSync(name)) {
+            if let name = newest[client], let record = try await RecentSyncRecord.readable(at: layout.recentSync(name), from: remote) {
                 peer.appliedThrough = record.appliedThrough[clientID.rawValue].flatMap { ChangeSetName(fileName: $0) }
             }
             peers.append(peer)
         }
         return peers
-    }
-
-    /// The record at `path`; `nil` if it is missing or cannot be read (damaged, or written by a
-    /// newer format).
-    private func readableRecord(at path: RemotePath) async throws -> RecentSyncRecord? {
-        do {
-            return try await remote.readJSONIfPresent(RecentSyncRecord.self, from: path)
-        } catch let error as SyncError where error.code == .corruptRemoteData {
-            return nil
-        }
     }
 
     /// The complete units of the current incarnation with the sets each contains, split into

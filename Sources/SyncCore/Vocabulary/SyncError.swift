@@ -47,6 +47,10 @@ public struct SyncError: Error, Sendable, CustomStringConvertible {
         /// Remote data was written with a newer schema (a table or column this database lacks);
         /// migrate the application's schema, then try again.
         public static let upgradeRequired = Code("upgradeRequired")
+        /// A format upgrade (``ApplicationSyncManager/upgradeFormat()``) waits for clients whose last
+        /// sync was made by a build that cannot read the new format; the message names them. Sync
+        /// each with a current build, or remove those no longer used, then upgrade again.
+        public static let clientsNeedUpgrade = Code("clientsNeedUpgrade")
         /// What was asked for does not exist remotely: the document, or the change set a
         /// restore should stop before.
         public static let notFound = Code("notFound")
