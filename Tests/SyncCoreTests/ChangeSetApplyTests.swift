@@ -271,6 +271,45 @@ struct ChangeSetApplyTests {
         #expect(results[0]?.first == "again".databaseValue)
     }
 
+    @Test("a creation is weighed against a deletion by its creation clock, not by a cell edited before its push, in either order")
+    func creationWithEditedCellMeetsDeletion() throws {
+        // Created at w, a column edited at e before the push; a deletion at d in between: the
+        // creation is older than the deletion (the edit loses to it like any update).
+        let created = Self.clock
+        let deleted = HLCTimestamp(rawValue: created.rawValue + 10)
+        let edited = HLCTimestamp(rawValue: created.rawValue + 20)
+        let creation = RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: edited, columns: [
+            .init(name: "name", value: "created".databaseValue, clock: created), .init(name: "quantity", value: 2.databaseValue, clock: edited),
+        ])
+        for order in [[0, 1], [1, 0]] {
+            let client = try Self.makeClient()
+            let sets = [
+                try Self.handMadeSet([creation], clientID: "aaa", in: client),
+                try Self.handMadeSet([RowChange(kind: .delete, table: "items", key: "k".databaseValue, clock: deleted)], clientID: "bbb", in: client),
+            ]
+            for index in order {
+                try client.store.applyChangeSet(at: sets[index])
+            }
+            #expect(try client.items()["k"] == nil, "order \(order)")
+        }
+    }
+
+    @Test("an unpushed local deletion does not hide a newer deletion applied since: an older creation arriving late stays deleted")
+    func localDeletionBelowNewerTombstone() throws {
+        let client = try Self.makeClient()
+        try client.store.applyChangeSet(at: Self.handMadeSet([Self.insert("items", "k", ["name": "first".databaseValue])], clientID: "base", in: client))
+        try client.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 'k'") }
+        _ = try client.pendingChanges()   // the local deletion, stamped now
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        let later = HLCTimestamp(physicalMilliseconds: now + 7_200_000)
+        let between = HLCTimestamp(physicalMilliseconds: now + 3_600_000)
+        try client.store.applyChangeSet(at: Self.handMadeSet([RowChange(kind: .delete, table: "items", key: "k".databaseValue, clock: later)], clientID: "bbb", in: client))
+        let creation = RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: between, columns: [.init(name: "name", value: "again".databaseValue, clock: between)])
+        let report = try client.store.applyChangeSet(at: Self.handMadeSet([creation], clientID: "aaa", in: client))
+        #expect(try client.items()["k"] == nil)
+        #expect(report.warnings == [.changeToDeletedRowIgnored(table: "items", key: "k".databaseValue)])
+    }
+
     @Test("an unpushed local deletion yields to a newer creation of its key, and wins over an older one")
     func localDeletionMeetsCreation() throws {
         for newer in [true, false] {

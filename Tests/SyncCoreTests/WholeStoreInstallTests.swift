@@ -104,6 +104,22 @@ struct WholeStoreInstallTests {
         }
     }
 
+    @Test("an unpushed local deletion yields to the store's newer re-creation of the key")
+    func localDeletionMeetsStoreRecreation() throws {
+        let uploader = try TemporaryDatabase()
+        try uploader.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('t', 'first')") }
+        let local = try TemporaryDatabase()
+        _ = try local.store.applyChangeSet(at: try uploader.push())
+        try local.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 't'") }
+        _ = try local.pendingChanges()  // the local deletion, stamped now
+        try ChangeSetApplyTests.advanceClock(of: uploader)
+        try uploader.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 't'; INSERT INTO items (id, name) VALUES ('t', 'again')") }
+        _ = try uploader.push()
+        _ = try local.store.installWholeStore(at: try snapshot(of: uploader, into: local))
+        #expect(try local.items()["t"]?[0] == "again".databaseValue)
+        #expect(try local.pendingChanges().isEmpty, "the older deletion is not pushed")
+    }
+
     @Test("a snapshot written with an older schema installs keeping the columns it lacks; a newer one, or not a database, is refused")
     func snapshotsAcrossSchemas() throws {
         let older = try TemporaryDatabase(

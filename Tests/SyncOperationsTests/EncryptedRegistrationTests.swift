@@ -190,7 +190,10 @@ struct EncryptedRegistrationTests {
         let remote = try TestRemote(.folder)
         let annaKeys = try EncryptionSetup(password: Self.password)
         _ = try await annaKeys.applicationManager("anna", store: remote.store).register()
+        // What a creation interrupted before its last file leaves: the key file, no format.json,
+        // and no registered client (a client registers once format.json exists).
         try await remote.store.delete(RemotePath("\(Paths.app)/format.json"))
+        try await remote.store.delete(RemotePath("\(Paths.app)/ClientDevices/anna"))
         let stale = try #require(try await remote.names(in: "\(Paths.app)/Encryption").first)
 
         let benKeys = try EncryptionSetup(password: "another password")

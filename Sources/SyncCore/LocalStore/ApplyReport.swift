@@ -54,7 +54,8 @@ public struct ApplyReport: Sendable, Equatable {
     public var updatedRows = 0
     /// Rows deleted.
     public var deletedRows = 0
-    /// Column values not written because a newer write of the same cell was already known.
+    /// Column values not written because a newer write of the same cell was already known, and
+    /// deletions not applied because the row was created again after them.
     public var staleValuesIgnored = 0
     /// The conflicts met and how each was resolved.
     public var conflicts: [ResolvedConflict] = []

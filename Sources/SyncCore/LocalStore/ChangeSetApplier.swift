@@ -18,7 +18,10 @@ import GRDB
 ///   or, while other sets are held back and the row was never seen here (no tombstone), throws
 ///   ``UpdateOfUnseenRow`` so that the set waits for them (Docs/Conflicts.md, "Order across clients").
 /// - **Delete** removes the row (missing rows are fine), discards the row's unpushed local changes
-///   with a warning, and leaves a tombstone.
+///   with a warning, and leaves a tombstone, unless the present row was created after the deletion
+///   (its recorded or unpushed creation is newer, ``RowMerge/creationClock(of:)``): then it is
+///   ignored, as the creation would have re-created the key had the deletion come first. An
+///   unpushed local deletion likewise yields to a newer incoming creation.
 /// - **References**: the apply runs with foreign keys off; ``finish()`` settles the references the
 ///   set left dangling to deleted rows by the reference rule (``ReferenceSettlement``).
 /// - **Unique constraints** other than the key: of two rows that collide, the one with the larger
@@ -237,18 +240,19 @@ struct ChangeSetApplier {
             if references.hasReferences(from: table.name) {
                 touchedRows[table.name, default: []].append(change.key)
             }
-            if let deleted = pending.deleteClock, pending.isLocallyDeleted {
-                guard !RowMerge.deletionWins(tombstone: deleted, over: change.kind, at: change.clock) else {
-                    report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
-                    return
-                }
-                // A creation newer than the unpushed local deletion: as where the deletion came first
-                // and the creation re-created the key, the row comes back and the deletion is moot.
-                try ChangeLog.dropChanges(key: change.key, tableID: table.id, in: db)
-                pending = PendingRow()
-            } else if try isTombstoned(table: table, key: change.key, against: change) {
+            let localDeletion = pending.isLocallyDeleted ? pending.deleteClock : nil
+            if try isTombstoned(table: table, key: change.key, against: change)
+                || localDeletion.map({ RowMerge.deletionWins(tombstone: $0, over: change) }) == true
+            {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
                 return
+            }
+            if localDeletion != nil {
+                // A creation newer than the unpushed local deletion: as where the deletion came
+                // first and the creation re-created the key, the row comes back and the deletion is
+                // moot (it is not pushed).
+                try ChangeLog.dropChanges(key: change.key, tableID: table.id, in: db)
+                pending = PendingRow()
             }
             if change.kind == .insert, try insertIfAbsent(change, table: table) {
                 return
@@ -279,7 +283,7 @@ struct ChangeSetApplier {
             "SELECT clock FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?"
         }
         guard let clock = try Int64.fetchOne(statement, arguments: [table.id, key]) else { return false }
-        return RowMerge.deletionWins(tombstone: HLCTimestamp(rawValue: UInt64(bitPattern: clock)), over: change.kind, at: change.clock)
+        return RowMerge.deletionWins(tombstone: HLCTimestamp(rawValue: UInt64(bitPattern: clock)), over: change)
     }
 
     /// Whether this database knows `key` of `table` was deleted (a tombstone, whatever its clock).
@@ -339,12 +343,11 @@ struct ChangeSetApplier {
         // The row's creation clock (its oldest cell's), and the clock of each cell edited after the
         // creation before it was pushed: exactly what the creating client stored when it pushed,
         // so another creation of the same key is decided alike here and there.
-        if let created = change.columns.map(\.clock).min() {
-            try recordCellClocks(
-                table: table, key: change.key,
-                clocks: [(LocalStoreSchema.rowClockColumn, created)] + change.columns.filter { $0.clock > created }.map { ($0.name, $0.clock) }
-            )
-        }
+        let created = RowMerge.creationClock(of: change)
+        try recordCellClocks(
+            table: table, key: change.key,
+            clocks: [(LocalStoreSchema.rowClockColumn, created)] + change.columns.filter { $0.clock > created }.map { ($0.name, $0.clock) }
+        )
         report.insertedRows += 1
         return true
     }
@@ -405,7 +408,7 @@ struct ChangeSetApplier {
         // the row (the newer creation is kept): a later-arriving older deletion then loses here as
         // it does where the creation arrived last (see applyDelete).
         var remoteClocks: [(String, HLCTimestamp)] =
-            change.kind == .insert ? [(LocalStoreSchema.rowClockColumn, change.columns.map(\.clock).min() ?? change.clock)] : []
+            change.kind == .insert ? [(LocalStoreSchema.rowClockColumn, RowMerge.creationClock(of: change))] : []
         var superseded: [String] = []
         var republish: [String] = []
         for column in change.columns {

@@ -142,4 +142,21 @@ enum RowMerge {
     static func deletionWins(tombstone: HLCTimestamp, over kind: RowChange.Kind, at clock: HLCTimestamp) -> Bool {
         !(kind == .insert && clock > tombstone)
     }
+
+    /// Whether a known deletion (its clock) wins over the incoming `change`, an insert being
+    /// weighed by its ``creationClock(of:)``.
+    static func deletionWins(tombstone: HLCTimestamp, over change: RowChange) -> Bool {
+        deletionWins(tombstone: tombstone, over: change.kind, at: creationClock(of: change))
+    }
+
+    /// The clock a creation is weighed by against deletions: its oldest cell's, which is when the
+    /// row was created (cells edited before the push carry later clocks, and edits lose to a
+    /// deletion like any update), or the change's own for a row without other columns. Every
+    /// client that creates or receives the row records it as the row's clock
+    /// (``LocalStoreSchema/rowClockColumn``), so a deletion meets the same creation clock whichever
+    /// arrives first. (The creating client records its insert's clock, which is the same unless
+    /// every column was edited after the insert before the push.)
+    static func creationClock(of change: RowChange) -> HLCTimestamp {
+        change.columns.map(\.clock).min() ?? change.clock
+    }
 }

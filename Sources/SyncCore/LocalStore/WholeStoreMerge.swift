@@ -91,7 +91,17 @@ struct WholeStoreMerge {
         let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))
         let stored = try Row.fetchOne(db, sql: "SELECT * FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))
         guard let local else {
-            // Deleted here and not pushed: the deletion stays pending and wins over the store's row.
+            // Deleted here and not pushed: the deletion stays pending and wins over the store's row,
+            // unless the store's row was created after it (then, as when applied, the row stays
+            // and the deletion is moot).
+            if stored != nil, let deleted = pending.deleteClock,
+                let created = try cellClock(table: table, key: key, column: LocalStoreSchema.rowClockColumn)?.clock,
+                !RowMerge.deletionWins(tombstone: deleted, over: .insert, at: created)
+            {
+                try ChangeLog.dropChanges(key: key, tableID: table.id, in: db)
+                installation.rebasedChanges += 1
+                return
+            }
             if stored != nil {
                 try triggerGuard.permit(table, key: key)
                 try db.execute(sql: "DELETE FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))

@@ -37,17 +37,23 @@ extension ApplicationSyncManager {
     /// Clients that registered before the upgrade keep writing format 1 until they register again
     /// (a new ``ApplicationSyncManager``, or the next `rollsync` command); format 2 readers read
     /// what they write, and they read format 2's change sets, so nothing waits or is lost meanwhile.
-    /// - Throws: ``SyncError/Code/clientsNeedUpgrade`` as above; remote errors (retryable ones
-    ///   mean: call again).
+    /// The readiness is checked once, before the first write: a client of an old build that
+    /// registers and syncs during the upgrade's few requests is not counted (it then refuses the
+    /// format-2 application at its next registration, and nothing it wrote is lost).
+    /// - Throws: ``SyncError/Code/clientsNeedUpgrade`` as above; ``SyncError/Code/notFound`` if the
+    ///   application has no remote data; remote errors (retryable ones mean: call again).
     public func upgradeFormat() async throws -> FormatUpgradeReport {
-        let application = try await register()
+        let application = try await openForReading()
         let previous = application.format
         let newest = RemoteFormatFile.currentVersion
+        let layout = application.layout
+        let plain = CodedRemote(store: store, codec: PlaintextCodec())
         guard previous.version < newest else {
+            // An upgrade interrupted after its commit point may have left the aside copy.
+            try await plain.delete(layout.formatUpgradeFile)
             return FormatUpgradeReport(previousVersion: previous.version, version: previous.version, documents: [])
         }
         let remote = application.remote
-        let layout = application.layout
         let documents = try await remote.listIfPresent(layout.documents)?.filter(\.isDirectory).compactMap { try? SyncIdentifier($0.name) } ?? []
         let waiting = try await clientsNotReading(version: newest, documents: documents, in: application)
         guard waiting.isEmpty else {
@@ -65,13 +71,17 @@ extension ApplicationSyncManager {
         for document in documents {
             let documentLayout = layout.document(document)
             guard let key = try await IntegrityKeyFile.format1Key(of: documentLayout, through: remote) else { continue }
-            let listed = try await remote.listIfPresent(documentLayout.recentSyncs)
-            if listed.flatMap({ IntegrityKeyFile.key(in: $0, format: upgraded) }) != key {
-                try await remote.write(Data(), to: remote.remote { try IntegrityKeyFile.path(for: key, of: documentLayout, format: upgraded) })
+            let path = try await remote.remote { try IntegrityKeyFile.path(for: key, of: documentLayout, format: upgraded) }
+            for item in try await remote.listIfPresent(documentLayout.recentSyncs) ?? [] where IntegrityKeyFile.key(in: [item], format: upgraded) != nil {
+                // A key of an earlier incarnation of the document (an attempt interrupted before
+                // the document was deleted and created again) would be taken instead if smaller.
+                if item.path != path { try await remote.delete(item.path) }
+            }
+            if try await remote.exists(path) == nil {
+                try await remote.write(Data(), to: path)
             }
             copied.append(document)
         }
-        let plain = CodedRemote(store: store, codec: PlaintextCodec())
         try await plain.writeJSON(upgraded, to: layout.formatUpgradeFile)
         try await plain.writeJSON(upgraded, to: layout.formatFile)
         try await plain.delete(layout.formatUpgradeFile)
@@ -127,6 +137,10 @@ extension ApplicationSyncManager {
         }
         let clients = try await plain.listIfPresent(layout.clientDevices)?.filter(\.isDirectory) ?? []
         guard clients.isEmpty else {
+            // An upgrade may have completed its replacement (and deleted the aside copy) since.
+            if let format = try await RemoteFormatFile.read(at: layout.formatFile, from: plain) {
+                return format
+            }
             throw SyncError(
                 .corruptRemoteData,
                 "\(layout.formatFile) is missing, but the application has \(clients.count) registered client(s): it was removed by hand; "

@@ -69,9 +69,13 @@ extension ApplicationSyncManager {
     /// Deletes every remote file of the application (its whole directory), and forgets this
     /// client's registration. Every client, this one included, finds the application missing at
     /// its next sync and creates it again from its local data. Irreversible.
+    ///
+    /// The registered clients go first: a deletion cut off later leaves no `format.json` beside
+    /// registered clients, which registration refuses as damaged rather than creating anew.
     public func removeAllRemoteData() async throws {
         let layout = ApplicationLayout(applicationID: applicationID)
         do {
+            try await store.delete(layout.clientDevices)
             try await store.delete(layout.root)
         } catch let error as RemoteStoreError {
             throw SyncError.remote(error, of: store)

@@ -115,7 +115,8 @@ public actor ApplicationSyncManager {
     }
 
     /// The application's remote data opened for reading only: `format.json` and the codec, with
-    /// nothing created or registered (the remembered registration if there is one). For
+    /// nothing created or registered (the remembered registration if there is one; a `format.json`
+    /// an interrupted format upgrade left missing is restored, see ``upgradeFormat()``). For
     /// operations that only read, such as verify, log and restore.
     /// - Throws: ``SyncError/Code/notFound`` if the application has no remote data; as
     ///   ``register()`` otherwise.
