@@ -310,6 +310,38 @@ struct ChangeSetApplyTests {
         #expect(report.warnings == [.changeToDeletedRowIgnored(table: "items", key: "k".databaseValue)])
     }
 
+    @Test("an unpushed local creation superseded by a newer one of the key stops counting: an older creation arriving later loses to the winner, and the key's tombstone goes")
+    func supersededLocalCreation() throws {
+        let client = try Self.makeClient()
+        let now = UInt64(Date().timeIntervalSince1970 * 1000)
+        func creation(_ name: String, minutesAhead: UInt64) -> RowChange {
+            let clock = HLCTimestamp(physicalMilliseconds: now + minutesAhead * 60_000)
+            return RowChange(kind: .insert, table: "items", key: "k".databaseValue, clock: clock, columns: [
+                .init(name: "name", value: name.databaseValue, clock: clock), .init(name: "quantity", value: Int(minutesAhead).databaseValue, clock: clock),
+            ])
+        }
+        // The key existed and was deleted (a tombstone), then this client created it again.
+        try client.store.applyChangeSet(at: Self.handMadeSet([Self.insert("items", "k", ["name": "first".databaseValue])], clientID: "base", in: client))
+        try client.store.applyChangeSet(at: Self.handMadeSet(
+            [RowChange(kind: .delete, table: "items", key: "k".databaseValue, clock: HLCTimestamp(rawValue: Self.clock.rawValue + 10))], clientID: "base", in: client
+        ))
+        try client.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('k', 'local', 0)") }
+        _ = try client.pendingChanges()   // stamped now
+        try client.store.applyChangeSet(at: Self.handMadeSet([creation("newest", minutesAhead: 60)], clientID: "ccc", in: client))
+        #expect(try client.pendingChanges().isEmpty, "the local creation lost whole: nothing of it is pushed")
+        // A clock far ahead makes the next sets late, so they meet the recorded clocks.
+        try Self.advanceClock(of: client)
+        try client.store.applyChangeSet(at: Self.handMadeSet([creation("older", minutesAhead: 30)], clientID: "bbb", in: client))
+        #expect(try client.items()["k"]?.prefix(2) == ["newest".databaseValue, 60.databaseValue])
+        let edit = HLCTimestamp(physicalMilliseconds: now + 90 * 60_000)
+        let report = try client.store.applyChangeSet(at: Self.handMadeSet(
+            [RowChange(kind: .update, table: "items", key: "k".databaseValue, clock: edit, columns: [.init(name: "name", value: "edited".databaseValue, clock: edit)])],
+            clientID: "ccc", in: client
+        ))
+        #expect(report.warnings.isEmpty, "the row was created again: its tombstone is gone")
+        #expect(try client.items()["k"]?.first == "edited".databaseValue)
+    }
+
     @Test("an unpushed local deletion yields to a newer creation of its key, and wins over an older one")
     func localDeletionMeetsCreation() throws {
         for newer in [true, false] {

@@ -168,6 +168,13 @@ enum ChangeLog {
             .execute(arguments: [tableID, key, LocalStoreSchema.updateOperation, column])
     }
 
+    /// Forgets the unpushed creation of one row (its insert, and a deletion before it), keeping
+    /// its column edits: a newer creation of the key from another client superseded it.
+    static func dropCreation(key: DatabaseValue, tableID: Int64, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND op IN (?, ?)")
+            .execute(arguments: [tableID, key, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation])
+    }
+
     /// Forgets every unpushed change of one row (a deletion or a constraint overruled them).
     static func dropChanges(key: DatabaseValue, tableID: Int64, in db: Database) throws {
         try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?").execute(arguments: [tableID, key])

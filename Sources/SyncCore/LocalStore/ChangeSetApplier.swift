@@ -401,6 +401,22 @@ struct ChangeSetApplier {
     /// re-published); any other cell takes the incoming value unless this database already knows
     /// a write at least as new (``RowMerge/isStale(_:against:)``, counted as stale).
     private mutating func merge(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
+        var pending = pending
+        if change.kind == .insert, let created = pending.insertClock, !pending.isLocallyDeleted,
+            LastWriterWins.isNewer(RowMerge.creationClock(of: change), remoteDatabaseID, than: created, localDatabaseID)
+        {
+            // A newer creation of the key than the unpushed local one: the local creation (and a
+            // deletion before it) is superseded whole; only edits made since stay pending, and
+            // compete cell by cell below.
+            try ChangeLog.dropCreation(key: change.key, tableID: table.id, in: db)
+            pending.insertClock = nil
+            pending.deleteClock = nil
+        }
+        if change.kind == .insert {
+            // A creation newer than the key's tombstone (else it was ignored before): the key is
+            // created again, as when the row was absent (see insertIfAbsent).
+            try dropTombstone(table: table, key: change.key)
+        }
         let storedClocks = try cellClocks(table: table, key: change.key)
         let localRow = pending.isEmpty ? nil : try currentRow(table: table, key: change.key)
         var assignments: [(column: String, value: DatabaseValue)] = []
@@ -412,7 +428,11 @@ struct ChangeSetApplier {
         var superseded: [String] = []
         var republish: [String] = []
         for column in change.columns {
-            if let localClock = pending.clock(of: column.name), let localRow {
+            // A pending local value counts unless a newer write of the cell was applied since (it
+            // superseded the value, which only a pending creation still covers).
+            if let localClock = pending.clock(of: column.name), let localRow,
+                storedClocks[column.name].map({ LastWriterWins.isNewer(localClock, localDatabaseID, than: $0.clock, $0.databaseID) }) ?? true
+            {
                 let verdict = try RowMerge.mergeCell(
                     local: CellWrite(value: localRow[column.name], clock: localClock, databaseID: localDatabaseID),
                     remote: CellWrite(value: column.value, clock: column.clock, databaseID: remoteDatabaseID),
