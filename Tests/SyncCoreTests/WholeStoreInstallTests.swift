@@ -120,6 +120,34 @@ struct WholeStoreInstallTests {
         #expect(try local.pendingChanges().isEmpty, "the older deletion is not pushed")
     }
 
+    @Test("an unpushed local creation loses whole to the store's newer creation of the key; an older one keeps the local row")
+    func localCreationMeetsStoreCreation() throws {
+        for storeIsNewer in [true, false] {
+            let uploader = try TemporaryDatabase()
+            let local = try TemporaryDatabase()
+            let createLocally = { try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('k', 'local', 1)") } }
+            if storeIsNewer {
+                try createLocally()
+                _ = try local.pendingChanges()  // stamped before the store's creation
+                try ChangeSetApplyTests.advanceClock(of: uploader)
+            }
+            try uploader.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('k', 'store', 2)") }
+            _ = try uploader.push()
+            if !storeIsNewer {
+                try ChangeSetApplyTests.advanceClock(of: local)
+                try createLocally()
+            }
+            _ = try local.store.installWholeStore(at: try snapshot(of: uploader, into: local))
+            if storeIsNewer {
+                #expect(try local.items()["k"]?.prefix(2) == ["store".databaseValue, 2.databaseValue])
+                #expect(try local.pendingChanges().isEmpty, "the losing creation is not pushed")
+            } else {
+                #expect(try local.items()["k"]?.prefix(2) == ["local".databaseValue, 1.databaseValue])
+                #expect(try local.pendingChanges().map(\.kind) == [.insert])
+            }
+        }
+    }
+
     @Test("a snapshot written with an older schema installs keeping the columns it lacks; a newer one, or not a database, is refused")
     func snapshotsAcrossSchemas() throws {
         let older = try TemporaryDatabase(

@@ -123,13 +123,24 @@ struct WholeStoreMerge {
             }
             return
         }
+        var pending = pending
+        let created = try cellClock(table: table, key: key, column: LocalStoreSchema.rowClockColumn)
+        if let local = pending.insertClock, !pending.isLocallyDeleted, let created,
+            LastWriterWins.isNewer(created.clock, created.databaseID, than: local, localDatabaseID)
+        {
+            // The store's creation of the key is newer than the unpushed local one, which lost
+            // whole (as when applied): only edits made since stay pending.
+            try ChangeLog.dropCreation(key: key, tableID: table.id, in: db)
+            pending.insertClock = nil
+            pending.deleteClock = nil
+        }
         var assignments: [(column: String, value: DatabaseValue)] = []
         for column in table.columns {
             guard let localClock = pending.clock(of: column) else { continue }
             let localValue: DatabaseValue = local[column]
             let storeValue: DatabaseValue = stored[column]
-            guard let cell = try cellClock(table: table, key: key, column: column) else {
-                // The store's value came with the row's insert, which this edit had seen: it is newer.
+            guard let cell = RowMerge.currentWrite(cell: try cellClock(table: table, key: key, column: column), row: created) else {
+                // The store recorded no write of the cell: its value is older than this edit.
                 if localValue != storeValue { assignments.append((column, localValue)) }
                 continue
             }
