@@ -342,6 +342,53 @@ struct ChangeSetApplyTests {
         #expect(try client.items()["k"]?.first == "edited".databaseValue)
     }
 
+    /// Moves `client`'s clock to `minutes` after now, by applying a deletion of a row that does not
+    /// exist at that clock, so its next stamped change is later without waiting.
+    static func advanceClock(of client: TemporaryDatabase, minutes: UInt64) throws {
+        let clock = HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + minutes * 60_000)
+        try client.store.applyChangeSet(at: handMadeSet([RowChange(kind: .delete, table: "items", key: "no such row".databaseValue, clock: clock)], in: client))
+    }
+
+    @Test("a row deleted, created again and edited before one push keeps its edit's clock on the creating client")
+    func recreatedAndEditedBeforeThePush() throws {
+        let (x, y, v) = (try Self.makeClient(), try Self.makeClient(), try Self.makeClient())
+        try x.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES ('k', 'start', 0)") }
+        let base = try x.push()
+        for client in [y, v] { try client.store.applyChangeSet(at: base) }
+        // x re-creates k now and edits its quantity an hour later; v edits the old row's quantity in between.
+        try x.pool.write { db in try db.execute(sql: "DELETE FROM items WHERE id = 'k'; INSERT INTO items (id, name, quantity) VALUES ('k', 'again', 1)") }
+        _ = try x.pendingChanges()
+        try Self.advanceClock(of: v, minutes: 30)
+        try v.pool.write { db in try db.execute(sql: "UPDATE items SET quantity = 30 WHERE id = 'k'") }
+        try Self.advanceClock(of: x, minutes: 60)
+        try x.pool.write { db in try db.execute(sql: "UPDATE items SET quantity = 60 WHERE id = 'k'") }
+        let (fromX, fromV) = (try x.push(), try v.push())
+        try y.store.applyChangeSet(at: fromX)
+        try y.store.applyChangeSet(at: fromV)
+        try x.store.applyChangeSet(at: fromV)
+        #expect(try x.items()["k"] == y.items()["k"])
+        #expect(try x.items()["k"]?.prefix(2) == ["again".databaseValue, 60.databaseValue])
+    }
+
+    @Test("a creation whose every column was edited before its push is weighed alike by its creator and its receivers")
+    func creationWithEveryColumnEdited() throws {
+        let (x, y) = (try Self.makeClient(), try Self.makeClient())
+        try x.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name, quantity, price, photo) VALUES ('k', 'new', 1, 1.0, x'00')") }
+        _ = try x.pendingChanges()
+        try Self.advanceClock(of: x, minutes: 60)
+        try x.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'edited', quantity = 2, price = 2.0, photo = x'01' WHERE id = 'k'") }
+        let fromX = try x.push()
+        // Another client deleted the key half an hour after the insert, before the edits.
+        let deletion = try Self.handMadeSet([RowChange(
+            kind: .delete, table: "items", key: "k".databaseValue,
+            clock: HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000) + 30 * 60_000)
+        )], clientID: "zzz", in: x)
+        try y.store.applyChangeSet(at: fromX)
+        try y.store.applyChangeSet(at: deletion)
+        try x.store.applyChangeSet(at: deletion)
+        #expect(try x.items()["k"] == y.items()["k"])
+    }
+
     @Test("an unpushed local deletion yields to a newer creation of its key, and wins over an older one")
     func localDeletionMeetsCreation() throws {
         for newer in [true, false] {

@@ -203,44 +203,72 @@ enum ChangeLog {
     /// newest pushed clock becomes its current write (cell clocks, tombstones, re-creations), the
     /// entries leave the log and the set is recorded as applied here. Changes logged after the set
     /// was written stay pending. Harmless when repeated.
+    ///
+    /// A key deleted in the set forgets its earlier cell clocks, and keeps only those of edits made
+    /// after its last deletion (a re-created row edited before the push). A created row records as
+    /// its clock (column `''`) exactly what every receiver records, ``RowMerge/creationClock(of:)``
+    /// of the pushed insert: the insert's clock, unless every column (`columnCounts`, by table id)
+    /// was edited after it, then the oldest of those edits.
     static func retire(
-        upTo lastSequence: Int64, setID: String, databaseID: String, changeCount: Int, maximumClock: HLCTimestamp, in db: Database
+        upTo lastSequence: Int64, setID: String, databaseID: String, changeCount: Int, maximumClock: HLCTimestamp,
+        columnCounts: [Int64: Int], in db: Database
     ) throws {
+        let (update, insert, delete) = (LocalStoreSchema.updateOperation, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation)
+        let newer = """
+            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
+            WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id)
+            """
         try db.execute(
             sql: """
+                DELETE FROM rollingsync_cell_clocks WHERE (table_id, row_key) IN (
+                    SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? AND op = ?);
+                WITH deletions AS (
+                    SELECT table_id, row_key, max(clock) AS clock FROM rollingsync_changes WHERE seq <= ? AND op = ? GROUP BY table_id, row_key)
                 INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
-                SELECT table_id, row_key, column_name, max(clock), ? FROM rollingsync_changes
-                WHERE seq <= ? AND op = ? GROUP BY table_id, row_key, column_name
-                ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-                WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
+                SELECT u.table_id, u.row_key, u.column_name, max(u.clock), ? FROM rollingsync_changes AS u
+                LEFT JOIN deletions AS d ON d.table_id = u.table_id AND d.row_key = u.row_key
+                WHERE u.seq <= ? AND u.op = ? AND u.clock > coalesce(d.clock, -1)
+                GROUP BY u.table_id, u.row_key, u.column_name
+                \(newer);
                 INSERT INTO rollingsync_tombstones (table_id, row_key, clock)
                 SELECT table_id, row_key, max(clock) FROM rollingsync_changes
                 WHERE seq <= ? AND op = ? GROUP BY table_id, row_key
                 ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock);
-                DELETE FROM rollingsync_cell_clocks WHERE (table_id, row_key) IN (
-                    SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? AND op = ?);
                 DELETE FROM rollingsync_tombstones WHERE (table_id, row_key) IN (
                     SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? GROUP BY table_id, row_key
                     HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1));
+                """,
+            arguments: [lastSequence, delete, lastSequence, delete, databaseID, lastSequence, update, lastSequence, delete, lastSequence, insert, delete]
+        )
+        let counts = columnCounts.isEmpty
+            ? "SELECT NULL AS table_id, 0 AS n WHERE 0"
+            : "VALUES " + columnCounts.map { "(\($0.key), \($0.value))" }.joined(separator: ", ")
+        try db.execute(
+            sql: """
+                WITH counts(table_id, n) AS (\(counts)),
+                created AS (
+                    SELECT table_id, row_key, max(CASE WHEN op = ? THEN clock END) AS clock FROM rollingsync_changes
+                    WHERE seq <= ? GROUP BY table_id, row_key
+                    HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1)),
+                edits AS (
+                    SELECT u.table_id, u.row_key, u.column_name, max(u.clock) AS clock FROM rollingsync_changes AS u
+                    JOIN created AS c ON c.table_id = u.table_id AND c.row_key = u.row_key
+                    WHERE u.seq <= ? AND u.op = ? AND u.clock > c.clock GROUP BY u.table_id, u.row_key, u.column_name),
+                edited AS (
+                    SELECT table_id, row_key, count(*) AS columns, min(clock) AS oldest FROM edits GROUP BY table_id, row_key)
                 INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
-                SELECT table_id, row_key, ?, max(CASE WHEN op = ? THEN clock END), ? FROM rollingsync_changes
-                WHERE seq <= ? GROUP BY table_id, row_key
-                HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1)
-                ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-                WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id);
+                SELECT c.table_id, c.row_key, ?, CASE WHEN n.n > 0 AND e.columns >= n.n THEN e.oldest ELSE c.clock END, ?
+                FROM created AS c LEFT JOIN edited AS e ON e.table_id = c.table_id AND e.row_key = c.row_key
+                LEFT JOIN counts AS n ON n.table_id = c.table_id
+                WHERE true
+                \(newer);
                 DELETE FROM rollingsync_changes WHERE seq <= ?;
                 INSERT INTO rollingsync_applied_sets (set_id, client_id, change_count, maximum_clock)
                 VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
                 """,
             arguments: [
-                databaseID, lastSequence, LocalStoreSchema.updateOperation,
-                lastSequence, LocalStoreSchema.deleteOperation,
-                lastSequence, LocalStoreSchema.deleteOperation,
-                lastSequence, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
-                LocalStoreSchema.rowClockColumn, LocalStoreSchema.insertOperation, databaseID, lastSequence,
-                LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation,
-                lastSequence,
-                setID, databaseID, changeCount, maximumClock.databaseInteger,
+                insert, lastSequence, insert, delete, lastSequence, update, LocalStoreSchema.rowClockColumn, databaseID,
+                lastSequence, setID, databaseID, changeCount, maximumClock.databaseInteger,
             ]
         )
     }

@@ -241,7 +241,7 @@ struct ChangeSetApplier {
                 touchedRows[table.name, default: []].append(change.key)
             }
             let localDeletion = pending.isLocallyDeleted ? pending.deleteClock : nil
-            if try isTombstoned(table: table, key: change.key, against: change)
+            if try isTombstoned(table: table, key: change.key, against: change, pending: pending)
                 || localDeletion.map({ RowMerge.deletionWins(tombstone: $0, over: change) }) == true
             {
                 report.warnings.append(.changeToDeletedRowIgnored(table: table.name, key: change.key))
@@ -277,13 +277,17 @@ struct ChangeSetApplier {
     /// Whether a deletion known here (a tombstone) wins over `change`, by
     /// ``RowMerge/deletionWins(tombstone:over:at:)``. Sets that are not late are newer than every
     /// tombstone, so they skip the lookup.
-    private mutating func isTombstoned(table: SyncedTable, key: DatabaseValue, against change: RowChange) throws -> Bool {
+    private mutating func isTombstoned(table: SyncedTable, key: DatabaseValue, against change: RowChange, pending: PendingRow) throws -> Bool {
         guard isLate else { return false }
         let statement = try statement(StatementKey(purpose: .tombstone)) {
             "SELECT clock FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?"
         }
         guard let clock = try Int64.fetchOne(statement, arguments: [table.id, key]) else { return false }
-        return RowMerge.deletionWins(tombstone: HLCTimestamp(rawValue: UInt64(bitPattern: clock)), over: change)
+        let tombstone = HLCTimestamp(rawValue: UInt64(bitPattern: clock))
+        // An unpushed local creation newer than the tombstone created the key again (the
+        // tombstone goes when it is pushed): as on clients that have that creation.
+        if let created = pending.creationClock(columns: table.columns), created > tombstone { return false }
+        return RowMerge.deletionWins(tombstone: tombstone, over: change)
     }
 
     /// Whether this database knows `key` of `table` was deleted (a tombstone, whatever its clock).
@@ -294,7 +298,7 @@ struct ChangeSetApplier {
         return try Int64.fetchOne(statement, arguments: [table.id, key]) != nil
     }
 
-    /// Forgets the tombstone of a key created again (see ``isTombstoned(table:key:against:)``), so
+    /// Forgets the tombstone of a key created again (see ``isTombstoned(table:key:against:pending:)``), so
     /// that later changes of the new row are not taken for changes of a deleted one.
     private mutating func dropTombstone(table: SyncedTable, key: DatabaseValue) throws {
         if tablesWithTombstones[table.id] == nil {
@@ -402,7 +406,7 @@ struct ChangeSetApplier {
     /// a write at least as new (``RowMerge/isStale(_:against:)``, counted as stale).
     private mutating func merge(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
         var pending = pending
-        if change.kind == .insert, let created = pending.insertClock, !pending.isLocallyDeleted,
+        if change.kind == .insert, let created = pending.creationClock(columns: table.columns),
             LastWriterWins.isNewer(RowMerge.creationClock(of: change), remoteDatabaseID, than: created, localDatabaseID)
         {
             // A newer creation of the key than the unpushed local one: the local creation (and a
@@ -606,7 +610,7 @@ struct ChangeSetApplier {
     /// unpushed local creation (unless deleted since), or the creation clock recorded for it. Only
     /// a late set can be older than a recorded creation (``cellClocks(table:key:)``).
     private mutating func creationClock(table: SyncedTable, key: DatabaseValue, pending: PendingRow) throws -> HLCTimestamp? {
-        var created = pending.isLocallyDeleted ? nil : pending.insertClock
+        var created = pending.creationClock(columns: table.columns)
         if let recorded = try cellClocks(table: table, key: key)[LocalStoreSchema.rowClockColumn]?.clock,
             try currentRow(table: table, key: key) != nil
         {

@@ -88,9 +88,10 @@ extension LocalStore {
     /// was written stay pending. Calling it twice for the same set is harmless.
     package func markPushed(_ pushed: PendingChangeSet) throws {
         try writer.write { db in
+            let columnCounts = Dictionary(uniqueKeysWithValues: try Self.syncedTables(in: db).map { ($0.id, $0.columns.count) })
             try ChangeLog.retire(
                 upTo: pushed.lastSequence, setID: pushed.summary.header.setID, databaseID: databaseID,
-                changeCount: pushed.summary.changeCount, maximumClock: pushed.summary.maximumClock, in: db
+                changeCount: pushed.summary.changeCount, maximumClock: pushed.summary.maximumClock, columnCounts: columnCounts, in: db
             )
         }
     }

@@ -33,6 +33,14 @@ struct PendingRow: Equatable {
         [wholeRowClock, columnClocks[column]].compactMap { $0 }.max()
     }
 
+    /// The clock the row's pending creation will be published with and weighed by
+    /// (``RowMerge/creationClock(of:)`` of the insert it folds into, for a table with `columns`):
+    /// `nil` without a pending creation, or when the row's newest pending change is its deletion.
+    func creationClock(columns: [String]) -> HLCTimestamp? {
+        guard let insertClock, !isLocallyDeleted else { return nil }
+        return columns.compactMap { clock(of: $0) }.min() ?? insertClock
+    }
+
     /// True when the row's newest pending change is its deletion (a re-creation after it is not).
     var isLocallyDeleted: Bool {
         guard let deleteClock else { return false }
@@ -153,9 +161,9 @@ enum RowMerge {
     /// row was created (cells edited before the push carry later clocks, and edits lose to a
     /// deletion like any update), or the change's own for a row without other columns. Every
     /// client that creates or receives the row records it as the row's clock
-    /// (``LocalStoreSchema/rowClockColumn``), so a deletion meets the same creation clock whichever
-    /// arrives first. (The creating client records its insert's clock, which is the same unless
-    /// every column was edited after the insert before the push.)
+    /// (``LocalStoreSchema/rowClockColumn``; the creating client when it pushes, see
+    /// `ChangeLog.retire`, and ``PendingRow/creationClock(columns:)`` before), so a deletion or
+    /// another creation meets the same creation clock on every client, whichever arrives first.
     static func creationClock(of change: RowChange) -> HLCTimestamp {
         change.columns.map(\.clock).min() ?? change.clock
     }

@@ -115,7 +115,8 @@ struct WholeStoreMerge {
             let tombstone = try Int64.fetchOne(
                 db, sql: "SELECT clock FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?", arguments: [table.id, key]
             ).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
-            if let tombstone, RowMerge.deletionWins(tombstone: tombstone, over: pending.insertClock == nil ? .update : .insert, at: pending.insertClock ?? tombstone) {
+            let created = pending.creationClock(columns: table.columns)
+            if let tombstone, RowMerge.deletionWins(tombstone: tombstone, over: created == nil ? .update : .insert, at: created ?? tombstone) {
                 try ChangeLog.dropChanges(key: key, tableID: table.id, in: db)
                 installation.updatesOfDeletedRows.append(.init(table: table.name, key: "\(key)"))
             } else {
@@ -125,7 +126,7 @@ struct WholeStoreMerge {
         }
         var pending = pending
         let created = try cellClock(table: table, key: key, column: LocalStoreSchema.rowClockColumn)
-        if let local = pending.insertClock, !pending.isLocallyDeleted, let created,
+        if let local = pending.creationClock(columns: table.columns), let created,
             LastWriterWins.isNewer(created.clock, created.databaseID, than: local, localDatabaseID)
         {
             // The store's creation of the key is newer than the unpushed local one, which lost
