@@ -246,7 +246,7 @@ enum ChangeLog {
         try db.execute(
             sql: """
                 WITH counts(table_id, n) AS (\(counts)),
-                created AS (
+                created AS MATERIALIZED (
                     SELECT table_id, row_key, max(CASE WHEN op = ? THEN clock END) AS clock FROM rollingsync_changes
                     WHERE seq <= ? GROUP BY table_id, row_key
                     HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1)),
