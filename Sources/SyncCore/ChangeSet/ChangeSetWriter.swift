@@ -15,6 +15,21 @@ package final class ChangeSetWriter {
     private struct TableEntry {
         var index: Int
         var columnIndexes: [String: Int]
+
+        /// True when every column of `columns` has an index here and none appears twice: the
+        /// common case, checked without allocating for tables of up to 64 columns (wider ones
+        /// always take the full check of ``tableEntry(for:)``).
+        func indexesDistinctly(_ columns: [RowChange.Column]) -> Bool {
+            guard columnIndexes.count <= UInt64.bitWidth else { return false }
+            var seen: UInt64 = 0
+            for column in columns {
+                guard let index = columnIndexes[column.name] else { return false }
+                let bit: UInt64 = 1 << UInt64(index)
+                guard seen & bit == 0 else { return false }
+                seen |= bit
+            }
+            return true
+        }
     }
 
     private let output: FileHandle
@@ -109,6 +124,9 @@ package final class ChangeSetWriter {
     /// Finds or (re)defines the table entry so that every column of `change` has an index; a new
     /// definition record is emitted when a table or column appears for the first time.
     private func tableEntry(for change: RowChange) throws -> TableEntry {
+        if let existing = tables[change.table], existing.indexesDistinctly(change.columns) {
+            return existing
+        }
         var names = Set<String>()
         for column in change.columns where !names.insert(column.name).inserted {
             throw ChangeSetFormatError(.unencodable("column \(column.name) of \(change.table) appears twice in one change"))

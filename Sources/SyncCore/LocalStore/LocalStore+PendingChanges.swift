@@ -22,38 +22,41 @@ extension LocalStore {
         return try writer.read { db in try Self.readPendingChanges(in: db, upTo: lastSequence, body) }
     }
 
+    /// ``readPendingChanges(_:)`` in the current transaction, of the log entries up to
+    /// `lastSequence` (all stamped). One grouping of the log gives each row's pending changes on one
+    /// line: the insert's and deletion's clocks and, as ``PendingRow/columnClocks(concatenated:)``
+    /// reads them, the column edits'.
     static func readPendingChanges(in db: Database, upTo lastSequence: Int64, _ body: (RowChange) throws -> Void) throws -> Int {
         let folder = try PendingChangeFolder(tables: try syncedTables(in: db), db: db)
         let cursor = try Row.fetchCursor(
             db,
             sql: """
-                SELECT table_id, row_key, op, column_name, max(clock) AS clock,
-                       max(max(clock)) OVER (PARTITION BY table_id, row_key) AS row_clock
+                SELECT table_id, row_key,
+                       max(CASE WHEN op = \(LocalStoreSchema.insertOperation) THEN clock END),
+                       max(CASE WHEN op = \(LocalStoreSchema.deleteOperation) THEN clock END),
+                       group_concat(CASE WHEN op = \(LocalStoreSchema.updateOperation) AND column_name IS NOT NULL
+                           THEN clock || ',' || length(column_name) || ',' || column_name END, ''),
+                       max(clock) AS row_clock
                 FROM rollingsync_changes WHERE seq <= ?
-                GROUP BY table_id, row_key, op, column_name
+                GROUP BY table_id, row_key
                 ORDER BY row_clock, table_id, row_key
                 """,
             arguments: [lastSequence]
         )
         var count = 0
-        var current: PendingChangeFolder.Entries?
-        func emit() throws {
-            if let entries = current, let change = try folder.fold(entries) {
+        while let row = try cursor.next() {
+            func clock(_ index: Int) -> HLCTimestamp? {
+                (row[index] as Int64?).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
+            }
+            var pending = PendingRow(insertClock: clock(2), deleteClock: clock(3))
+            if let edits = row[4] as String? {
+                pending.columnClocks = try PendingRow.columnClocks(concatenated: edits)
+            }
+            if let change = try folder.fold(tableID: row[0], key: row[1], pending: pending) {
                 try body(change)
                 count += 1
             }
         }
-        while let row = try cursor.next() {
-            let tableID: Int64 = row["table_id"]
-            let key: DatabaseValue = row["row_key"]
-            let clock = HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"]))
-            if current?.tableID != tableID || current?.key != key {
-                try emit()
-                current = .init(tableID: tableID, key: key)
-            }
-            current?.pending.add(op: row["op"], column: row["column_name"], clock: clock)
-        }
-        try emit()
         return count
     }
 

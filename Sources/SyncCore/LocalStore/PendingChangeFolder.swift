@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// Folds the change-log entries of one row into its net ``RowChange``, reading the row's current
 /// values from its table.
@@ -8,74 +9,102 @@ import GRDB
 /// the clock of its latest logged edit. BLOBs of 1 MiB or more in rowid tables are read through
 /// ``IncrementalBlob``, so each is in memory once. A column holding the local id of another row
 /// (``SyncedTable/localReferences``) is sent as that row's global identity.
+///
+/// A push folds every pending row, so each table's row is read through one statement prepared when
+/// the folder is made, stepped directly (no row object per read). Use the folder only inside the
+/// read that made it.
 struct PendingChangeFolder {
-    private let tables: [Int64: SyncedTable]
-    /// For each table with a rowid, the name that selects it.
-    private let rowidNames: [Int64: String]
-    private let db: Database
-
-    /// The log entries of the row being folded.
-    struct Entries {
-        var tableID: Int64
-        var key: DatabaseValue
-        var pending = PendingRow()
+    /// One synced table's current rows, as the push reads them.
+    private struct TableReader {
+        let table: SyncedTable
+        /// The rowid and, per column, its value and its BLOB length (a BLOB of the incremental
+        /// size left out) for a table with a rowid; the columns' values otherwise.
+        let statement: Statement
+        let hasRowid: Bool
     }
 
+    private let readers: [Int64: TableReader]
+    private let db: Database
+
     init(tables: [SyncedTable], db: Database) throws {
-        self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
-        var rowidNames: [Int64: String] = [:]
+        var readers: [Int64: TableReader] = [:]
         for table in tables {
-            rowidNames[table.id] = try IncrementalBlob.rowidName(of: table.name, columns: table.columns + table.keyColumns, in: db)
+            let rowidName = try IncrementalBlob.rowidName(of: table.name, columns: table.columns + table.keyColumns, in: db)
+            let statement = try db.makeStatement(
+                sql: "SELECT \(Self.selection(of: table, rowidName: rowidName)) FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
+            )
+            readers[table.id] = TableReader(table: table, statement: statement, hasRowid: rowidName != nil)
         }
-        self.rowidNames = rowidNames
+        self.readers = readers
         self.db = db
     }
 
-    /// The net change of a row, or `nil` when its table is no longer registered.
-    func fold(_ entries: Entries) throws -> RowChange? {
-        guard let table = tables[entries.tableID] else { return nil }
-        let rowidName = rowidNames[table.id]
-        let hasRowid = rowidName != nil
-        // With a rowid, each column comes with its BLOB length, and a large BLOB is left out of
-        // the row (SQLite reads neither for typeof() and length()) to be read incrementally.
-        // A reference to a row whose key is local travels as that row's global identity (as is
-        // when it names no row known here).
+    /// What the statement of `table` selects. With a rowid, each column comes with its BLOB length,
+    /// and a large BLOB is left out of the row (SQLite reads neither for typeof() and length()) to
+    /// be read incrementally. A reference to a row whose key is local travels as that row's global
+    /// identity (as is when it names no row known here).
+    private static func selection(of table: SyncedTable, rowidName: String?) -> String {
         func published(_ column: String) -> String? {
             table.localReferences[column].map { "coalesce(\(RowIdentity.global(ofLocal: column.sqlIdentifier, tableID: $0)), \(column.sqlIdentifier))" }
         }
-        let selection = hasRowid
-            ? ([rowidName ?? "rowid"] + table.columns.flatMap { column in
-                let name = column.sqlIdentifier
-                if let published = published(column) { return [published, "NULL"] }
-                return [
-                    "iif(typeof(\(name)) = 'blob' AND length(\(name)) >= \(IncrementalBlob.threshold), NULL, \(name))",
-                    "iif(typeof(\(name)) = 'blob', length(\(name)), NULL)",
-                ]
-            }).joined(separator: ", ")
-            : (table.columns.isEmpty ? "1" : table.columns.map { published($0) ?? $0.sqlIdentifier }.joined(separator: ", "))
-        let statement = try db.cachedStatement(
-            sql: "SELECT \(selection) FROM \(table.name.sqlIdentifier) WHERE \(table.key.matches())"
-        )
-        func value(_ row: Row, _ index: Int) throws -> DatabaseValue {
-            guard hasRowid else { return row[index] }
-            let value: DatabaseValue = row[1 + 2 * index]
-            guard value.isNull, let length = row[2 + 2 * index] as Int?, length >= IncrementalBlob.threshold else { return value }
-            let data = try IncrementalBlob.read(table.name, table.columns[index], rowid: row[0], length: length, in: db)
-            return data.databaseValue
+        guard let rowidName else {
+            return table.columns.isEmpty ? "1" : table.columns.map { published($0) ?? $0.sqlIdentifier }.joined(separator: ", ")
         }
-        guard let row = try Row.fetchOne(statement, arguments: StatementArguments(values: try table.key.components(of: entries.key))) else {
-            let clock = entries.pending.wholeRowClock ?? entries.pending.columnClocks.values.max() ?? .zero
-            return RowChange(kind: .delete, table: table.name, key: entries.key, clock: clock)
+        return ([rowidName] + table.columns.flatMap { column in
+            let name = column.sqlIdentifier
+            if let published = published(column) { return [published, "NULL"] }
+            return [
+                "iif(typeof(\(name)) = 'blob' AND length(\(name)) >= \(IncrementalBlob.threshold), NULL, \(name))",
+                "iif(typeof(\(name)) = 'blob', length(\(name)), NULL)",
+            ]
+        }).joined(separator: ", ")
+    }
+
+    /// The net change of the row of table `tableID` whose key is `key`, with the unpushed changes
+    /// `pending`; `nil` when its table is no longer registered, or nothing of it is left to send.
+    func fold(tableID: Int64, key: DatabaseValue, pending: PendingRow) throws -> RowChange? {
+        guard let reader = readers[tableID] else { return nil }
+        let table = reader.table
+        guard let selected = try currentValues(reader, key: try table.key.components(of: key)) else {
+            let clock = pending.wholeRowClock ?? pending.columnClocks.values.max() ?? .zero
+            return RowChange(kind: .delete, table: table.name, key: key, clock: clock)
         }
-        let wholeRowClock = entries.pending.wholeRowClock
+        func value(_ index: Int) throws -> DatabaseValue {
+            guard reader.hasRowid else { return selected[index] }
+            let value = selected[1 + 2 * index]
+            guard value.isNull, let length = Int.fromDatabaseValue(selected[2 + 2 * index]), length >= IncrementalBlob.threshold,
+                let rowid = Int64.fromDatabaseValue(selected[0])
+            else { return value }
+            return try IncrementalBlob.read(table.name, table.columns[index], rowid: rowid, length: length, in: db).databaseValue
+        }
+        let wholeRowClock = pending.wholeRowClock
         var columns: [RowChange.Column] = []
+        columns.reserveCapacity(table.columns.count)
+        var newest: HLCTimestamp?
         for (index, name) in table.columns.enumerated() {
-            guard let clock = entries.pending.clock(of: name) else { continue }
-            columns.append(.init(name: name, value: try value(row, index), clock: clock))
+            guard let clock = pending.clock(of: name) else { continue }
+            columns.append(.init(name: name, value: try value(index), clock: clock))
+            newest = max(newest ?? clock, clock)
         }
         let kind: RowChange.Kind = wholeRowClock == nil ? .update : .insert
         if kind == .update && columns.isEmpty { return nil }
-        let clock = columns.map(\.clock).max() ?? wholeRowClock ?? .zero
-        return RowChange(kind: kind, table: table.name, key: entries.key, clock: clock, columns: columns)
+        return RowChange(kind: kind, table: table.name, key: key, clock: newest ?? wholeRowClock ?? .zero, columns: columns)
+    }
+
+    /// What the reader's statement selects for the row whose key values are `key`, or `nil` when
+    /// there is no such row.
+    private func currentValues(_ reader: TableReader, key: [DatabaseValue]) throws -> [DatabaseValue]? {
+        let statement = reader.statement
+        try statement.setArguments(StatementArguments(values: key))
+        let sqliteStatement = statement.sqliteStatement
+        defer { sqlite3_reset(sqliteStatement) }
+        switch sqlite3_step(sqliteStatement) {
+        case SQLITE_DONE:
+            return nil
+        case SQLITE_ROW:
+            return (0..<sqlite3_column_count(sqliteStatement)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
+        case let code:
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+        }
     }
 }

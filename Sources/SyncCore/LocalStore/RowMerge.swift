@@ -23,14 +23,49 @@ struct PendingRow: Equatable {
         }
     }
 
+    /// The newest clock of each column in `text`, the column edits of one row as the push's grouping
+    /// of the log concatenates them: `<clock>,<length>,<column>` for each edit, `<length>` the
+    /// column name's length in characters (SQLite's `length()`, which counts Unicode scalars), so
+    /// any name reads back whole.
+    /// - Throws: a `DatabaseError` if `text` does not follow that form.
+    static func columnClocks(concatenated text: String) throws -> [String: HLCTimestamp] {
+        var clocks: [String: HLCTimestamp] = [:]
+        let scalars = text.unicodeScalars
+        var position = scalars.startIndex
+        /// The decimal integer up to the next comma, which is consumed.
+        func integer() -> Int64? {
+            guard let comma = scalars[position...].firstIndex(of: ","), let value = Int64(String(scalars[position..<comma])) else {
+                return nil
+            }
+            position = scalars.index(after: comma)
+            return value
+        }
+        while position < scalars.endIndex {
+            guard let clock = integer(), let length = integer(), length >= 0,
+                let end = scalars.index(position, offsetBy: Int(length), limitedBy: scalars.endIndex)
+            else {
+                throw DatabaseError(resultCode: .SQLITE_ERROR, message: "a pending row's column edits do not read back: \(text)")
+            }
+            let column = String(scalars[position..<end])
+            let timestamp = HLCTimestamp(rawValue: UInt64(bitPattern: clock))
+            clocks[column] = max(clocks[column] ?? timestamp, timestamp)
+            position = end
+        }
+        return clocks
+    }
+
     /// The clock of the row's pending insert or delete, the newer: the clock every column is
     /// pushed with at least ("send the whole row").
-    var wholeRowClock: HLCTimestamp? { [insertClock, deleteClock].compactMap { $0 }.max() }
+    var wholeRowClock: HLCTimestamp? {
+        guard let insertClock else { return deleteClock }
+        return deleteClock.map { max($0, insertClock) } ?? insertClock
+    }
 
     /// The clock the pending value of `column` is pushed with (the newer of the whole-row clock and
     /// the column's own edit), or `nil` when the column has no pending change.
     func clock(of column: String) -> HLCTimestamp? {
-        [wholeRowClock, columnClocks[column]].compactMap { $0 }.max()
+        guard !columnClocks.isEmpty, let edit = columnClocks[column] else { return wholeRowClock }
+        return wholeRowClock.map { max($0, edit) } ?? edit
     }
 
     /// The clock the row's pending creation will be published with and weighed by
