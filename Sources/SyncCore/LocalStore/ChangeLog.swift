@@ -235,8 +235,10 @@ enum ChangeLog {
                 WHERE seq <= ? AND op = ? GROUP BY table_id, row_key
                 ON CONFLICT DO UPDATE SET clock = max(clock, excluded.clock);
                 DELETE FROM rollingsync_tombstones WHERE (table_id, row_key) IN (
-                    SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? GROUP BY table_id, row_key
-                    HAVING max(CASE WHEN op = ? THEN clock END) > coalesce(max(CASE WHEN op = ? THEN clock END), -1));
+                    SELECT c.table_id, c.row_key FROM rollingsync_changes AS c
+                    JOIN rollingsync_tombstones AS t ON t.table_id = c.table_id AND t.row_key = c.row_key
+                    WHERE c.seq <= ? GROUP BY c.table_id, c.row_key
+                    HAVING max(CASE WHEN c.op = ? THEN c.clock END) > coalesce(max(CASE WHEN c.op = ? THEN c.clock END), -1));
                 """,
             arguments: [lastSequence, delete, lastSequence, delete, databaseID, lastSequence, update, lastSequence, delete, lastSequence, insert, delete]
         )
