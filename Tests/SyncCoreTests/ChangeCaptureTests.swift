@@ -58,6 +58,40 @@ struct ChangeCaptureTests {
         #expect(changes.first?.columns.first?.value == "back".databaseValue)
     }
 
+    @Test("edits of columns whose names hold commas, digits and any Unicode are pushed whole, each with its newest clock")
+    func editsOfOddlyNamedColumns() throws {
+        let names = ["1,2,3", ",", "a,10,b", "Grüße 👋 \u{1F1EB}\u{1F1F7}", "x\ny"]
+        let database = try TemporaryDatabase(
+            schema: "CREATE TABLE odd (id TEXT PRIMARY KEY NOT NULL, \(names.map { "\($0.sqlIdentifier) INTEGER" }.joined(separator: ", ")))",
+            tables: ["odd"]
+        )
+        try database.pool.write { db in try db.execute(sql: "INSERT INTO odd (id) VALUES ('a')") }
+        _ = try database.push()
+        try database.pool.write { db in
+            for (index, name) in names.enumerated() {
+                try db.execute(sql: "UPDATE odd SET \(name.sqlIdentifier) = ? WHERE id = 'a'", arguments: [index])
+            }
+            try db.execute(sql: "UPDATE odd SET \(names[0].sqlIdentifier) = 100 WHERE id = 'a'")
+        }
+        let change = try #require(try database.pendingChanges().first)
+        #expect(change.kind == .update)
+        #expect(Set(change.columns.map(\.name)) == Set(names))
+        #expect(change.columns.first { $0.name == names[0] }?.value == 100.databaseValue)
+        let clocks = Dictionary(uniqueKeysWithValues: change.columns.map { ($0.name, $0.clock) })
+        #expect(clocks[names[0]] == change.clock, "the column edited last carries the row's newest clock")
+        #expect(names.dropFirst().allSatisfy { (clocks[$0] ?? change.clock) < change.clock })
+    }
+
+    @Test("the log's concatenated column edits read back exactly, and malformed text is refused")
+    func concatenatedColumnEdits() throws {
+        let parsed = try PendingRow.columnClocks(concatenated: "5,3,a,b12,1,,7,3,a,b-1,2,é👋")
+        #expect(parsed == ["a,b": HLCTimestamp(rawValue: 7), ",": HLCTimestamp(rawValue: 12), "é👋": HLCTimestamp(rawValue: UInt64(bitPattern: -1))])
+        #expect(try PendingRow.columnClocks(concatenated: "").isEmpty)
+        for malformed in ["5,3,ab", "5,x,a", "5", "5,-1,a"] {
+            #expect(throws: DatabaseError.self) { try PendingRow.columnClocks(concatenated: malformed) }
+        }
+    }
+
     @Test("a deleted row becomes one delete, whatever was logged before")
     func deleteFoldsEarlierChanges() throws {
         let database = try TemporaryDatabase()
