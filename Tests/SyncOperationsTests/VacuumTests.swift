@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import InMemoryRemote
 import RemoteProtocol
 import SyncCore
 import Testing
@@ -26,6 +27,35 @@ struct VacuumTests {
         #expect(try await anna.manager.vacuum().removedSets == [pushed])
         try await anna.sync()
         #expect(try anna.dump() == ben.dump())
+    }
+
+    @Test("a vacuum with nothing it could remove reads no client's record: its client pushed nothing, or no whole store holds its sets")
+    func heldVacuumReadsNoRecords() async throws {
+        let remote = try TestRemote(.memory)
+        let memory = try remote.faults
+        let anna = try TestClient("anna", remote: remote.store)
+        let ben = try TestClient("ben", remote: remote.store)
+        let carl = try TestClient("carl", remote: remote.store)
+        for client in [anna, ben, carl] { try await client.sync() }
+
+        await memory.resetStatistics()
+        let nothingPushed = try await carl.manager.vacuum()
+        #expect(nothingPushed.removedSets.isEmpty && nothingPushed.keptSets == 0 && nothingPushed.holds.isEmpty)
+        #expect(await memory.statistics.requests(of: .download) == 0)
+
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'f')")
+        let pushed = try #require(try await anna.sync().pushedSetName)
+        for client in [ben, carl] { _ = try await client.manager.vacuum() }  // each records what it applied
+        await memory.resetStatistics()
+        let withoutStore = try await anna.manager.vacuum()
+        #expect(withoutStore.removedSets.isEmpty && withoutStore.keptSets == 1)
+        #expect(withoutStore.holds.map(\.reason) == [.noWholeStore])
+        #expect(await memory.statistics.requests(of: .download) == 0)
+
+        _ = try await anna.manager.uploadWholeStore()
+        await memory.resetStatistics()
+        #expect(try await anna.manager.vacuum().removedSets == [pushed])
+        #expect(await memory.statistics.requests(of: .download) >= 2, "ben's and carl's records")
     }
 
     @Test("a last-sync record that cannot be read holds vacuum back instead of failing it")

@@ -11,6 +11,12 @@ import RemoteProtocol
 /// ``VacuumOptions/keepHistoryFor`` when history is kept on purpose. Sets go oldest first and only
 /// as an unbroken prefix.
 ///
+/// Reads: the listings of this client's sets, of `RecentSyncs/` and of `SyncChanges/`, the whole
+/// stores' catalog, and one last-sync record per other client, only when the oldest set could go
+/// as far as the whole stores and the history kept are concerned (a client that pushed nothing,
+/// or whose sets no whole store holds yet, reads no record; its report then names only those
+/// holds).
+///
 /// Writes, each safe to repeat: the marker `SyncChanges/<self>/<newest removed>.vacuumed` **first**
 /// (so a client that could still need a removed set learns it must re-bootstrap), then the sets,
 /// then older markers; then retired clients' whole stores lacking removed sets. Each client only
@@ -27,6 +33,8 @@ struct Vacuum: Sendable {
         var client: SyncIdentifier
         var lastSync: Date?
         var appliedThrough: ChangeSetName?
+        /// Its newest last-sync marker, whose record tells `appliedThrough`.
+        var marker: RecentSyncName?
     }
 
     func run() async throws -> VacuumReport {
@@ -34,6 +42,7 @@ struct Vacuum: Sendable {
         let ownFiles = try await remote.listIfPresent(layout.changeSets(of: clientID)) ?? []
         let ownSets = ownFiles.compactMap { ChangeSetName(fileName: $0.name) }.sorted()
         let oldMarkers = ownFiles.compactMap { VacuumMarkerName(fileName: $0.name) }
+        guard let oldest = ownSets.first else { return report }
         var peers = try await registeredPeers()
         if let age = options.retireClientsSilentFor {
             let cutoff = options.now.addingTimeInterval(-age)
@@ -42,6 +51,8 @@ struct Vacuum: Sendable {
             peers.removeAll { retired.contains($0.client) }
         }
         let (units, retiredUnits) = try await wholeStores(retired: Set(report.retiredClients))
+        // One record read per peer, only when the whole stores and the history kept let a set go.
+        peers = holds(for: oldest, peers: [], units: units).isEmpty ? try await readingAppliedThrough(of: peers) : []
         var removable: [ChangeSetName] = []
         for set in ownSets {
             let holds = self.holds(for: set, peers: peers, units: units)
@@ -90,22 +101,30 @@ struct Vacuum: Sendable {
         return holds.sorted { ($0.client?.rawValue ?? "") < ($1.client?.rawValue ?? "") }
     }
 
-    /// The other clients with a change-set directory, with their newest last-sync record. A
-    /// record that cannot be read holds every set back, as one saying nothing was applied: it
-    /// stays until its client records a sync again, which may be a day away (see
-    /// ``SyncConfiguration/lastSyncRecordInterval``), and vacuum must not fail meanwhile.
+    /// The other clients with a change-set directory, each with the time of its newest last-sync
+    /// marker: two listings, no record read yet.
     private func registeredPeers() async throws -> [Peer] {
         let newest = RecentSyncName.newestByClient(in: try await remote.listIfPresent(layout.recentSyncs) ?? [])
-        var peers: [Peer] = []
-        for item in try await remote.listIfPresent(layout.syncChanges) ?? [] where item.isDirectory && item.name != clientID.rawValue {
-            guard let client = try? SyncIdentifier(item.name) else { continue }
-            var peer = Peer(client: client, lastSync: newest[client]?.date, appliedThrough: nil)
-            if let name = newest[client], let record = try await RecentSyncRecord.readable(at: layout.recentSync(name), from: remote) {
+        let directories = try await remote.listIfPresent(layout.syncChanges) ?? []
+        return directories.compactMap { item in
+            guard item.isDirectory, item.name != clientID.rawValue, let client = try? SyncIdentifier(item.name) else { return nil }
+            return Peer(client: client, lastSync: newest[client]?.date, appliedThrough: nil, marker: newest[client])
+        }
+    }
+
+    /// `peers` with what each applied of this client's sets, from its newest last-sync record (one
+    /// read each). A record that cannot be read holds every set back, as one saying nothing was
+    /// applied: it stays until its client records a sync again, which may be a day away (see
+    /// ``SyncConfiguration/lastSyncRecordInterval``), and vacuum must not fail meanwhile.
+    private func readingAppliedThrough(of peers: [Peer]) async throws -> [Peer] {
+        var read: [Peer] = []
+        for var peer in peers {
+            if let name = peer.marker, let record = try await RecentSyncRecord.readable(at: layout.recentSync(name), from: remote) {
                 peer.appliedThrough = record.appliedThrough[clientID.rawValue].flatMap { ChangeSetName(fileName: $0) }
             }
-            peers.append(peer)
+            read.append(peer)
         }
-        return peers
+        return read
     }
 
     /// The complete units of the current incarnation with the sets each contains, split into

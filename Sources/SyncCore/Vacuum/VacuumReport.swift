@@ -42,7 +42,9 @@ public struct VacuumReport: Sendable, Equatable {
     public var removedSets: [String] = []
     /// How many of this client's change sets remain.
     public var keptSets = 0
-    /// What keeps the oldest remaining set (empty when nothing remains or all could go).
+    /// What keeps the oldest remaining set (empty when nothing remains or all could go). When a
+    /// whole store or the history kept holds it, only those are named: the clients' records are
+    /// then not read.
     public var holds: [Hold] = []
     /// The clients treated as retired (see ``VacuumOptions/retireClientsSilentFor``).
     public var retiredClients: [SyncIdentifier] = []
