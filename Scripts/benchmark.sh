@@ -12,7 +12,9 @@ shift
 
 Scripts/install-dependencies.sh
 if [ "$target" = SyncBenchmark ]; then
-    # SyncBenchmark ends by running SyncCoreBenchmark (the apply and capture rows) from the same build.
+    # SyncBenchmark runs SyncCoreBenchmark (the apply and capture rows) and the rollsync binary
+    # (section 9) from the same build.
     swift build -c release --product SyncCoreBenchmark
+    swift build -c release --product rollsync
 fi
 exec Scripts/test-servers.sh run swift run -c release "$target" "$@"

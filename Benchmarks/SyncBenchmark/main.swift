@@ -28,6 +28,11 @@
 //    linearly (bytes per client given), a vacuum's requests follow what it removes.
 //    `SyncBenchmark --scale [NAME]` runs this section alone (only the stores whose name contains
 //    NAME, such as `RGW`, when given).
+// 9. The rollsync binary and sqlite3 as separate processes on 1,000,000 rows (issue 31): inserts
+//    without and with capture, the first push, the apply, a bootstrap through push-store and
+//    pull-store beside its floor (a file copy and an integrity check), with peak memory, and the
+//    size of RollingSync's tables beside the synced table's on both clients.
+//    `SyncBenchmark --cli [ROWS]` runs this section alone.
 import Foundation
 import SyncCore
 
@@ -77,6 +82,49 @@ func printManyClients(only: String? = nil) async throws {
             fflush(nil)  // a line per measurement, as it ends
         }
     }
+}
+
+/// Section 9 (see the top of this file) on `rows` rows.
+func printCommandLineRun(rows: Int) throws {
+    let rollsync = URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().appendingPathComponent("rollsync")
+    guard FileManager.default.isExecutableFile(atPath: rollsync.path) else {
+        print("9. The rollsync binary on \(rows) rows: build it in release mode (Scripts/benchmark.sh does)")
+        return
+    }
+    let costs = try measureCommandLineRun(rows: rows, rollsync: rollsync, in: directory)
+    let floor = costs.plainInsert.seconds
+    func line(_ name: String, _ cost: ChildCost, rowsPerSecond: Bool = false) -> String {
+        "   \(name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(seconds(cost.seconds)) (CPU \(seconds(cost.cpuSeconds))), "
+            + "\(ratio(cost.seconds / floor)) the inserts, peak \(megabytes(cost.peakBytes))"
+            + (rowsPerSecond ? String(format: ", %.0fk rows/s", Double(costs.rows) / cost.seconds / 1000) : "")
+    }
+    func share(_ metadata: Int, of data: Int) -> String { String(format: "%.0f %%", Double(metadata) / Double(data) * 100) }
+    print("9. The rollsync binary on \(costs.rows) rows of 6 short columns (sqlite3 and rollsync as separate processes, a folder remote;")
+    print("   wall seconds; targets: first push ≤ 1.5× the inserts, apply ≥ 150k rows/s, bootstrap ≥ 250k rows/s in ≤ 64 MB, metadata ≤ 25 %)")
+    print(line("sqlite3 inserts, no sync set up", costs.plainInsert))
+    print(line("sqlite3 inserts, captured", costs.capturedInsert))
+    print(line("first push (rollsync sync)", costs.firstPush, rowsPerSecond: true))
+    print(line("apply on another client (sync)", costs.apply, rowsPerSecond: true))
+    print(line("push-store", costs.pushStore, rowsPerSecond: true))
+    print(line("pull-store on a new client", costs.pullStore, rowsPerSecond: true))
+    let bootstrap = ChildCost(
+        seconds: costs.pushStore.seconds + costs.pullStore.seconds, cpuSeconds: costs.pushStore.cpuSeconds + costs.pullStore.cpuSeconds,
+        peakBytes: max(costs.pushStore.peakBytes, costs.pullStore.peakBytes)
+    )
+    print(line("bootstrap (push-store + pull-store)", bootstrap, rowsPerSecond: true))
+    let physical = ChildCost(
+        seconds: costs.fileCopy.seconds + costs.integrityCheck.seconds, cpuSeconds: costs.fileCopy.cpuSeconds + costs.integrityCheck.cpuSeconds,
+        peakBytes: max(costs.fileCopy.peakBytes, costs.integrityCheck.peakBytes)
+    )
+    print(line("its floor: cp + integrity_check", physical, rowsPerSecond: true))
+    print("   RollingSync's tables: \(share(costs.pusherMetadata, of: costs.pusherData)) of the synced table's size on the pusher "
+        + "(\(megabytes(costs.pusherMetadata)) beside \(megabytes(costs.pusherData))), "
+        + "\(share(costs.receiverMetadata, of: costs.receiverData)) on the receiver (\(megabytes(costs.receiverMetadata)))")
+}
+
+if let flag = arguments.firstIndex(of: "--cli") {
+    try printCommandLineRun(rows: arguments.indices.contains(flag + 1) ? Int(arguments[flag + 1]) ?? 1_000_000 : 1_000_000)
+    exit(0)
 }
 
 if let flag = arguments.firstIndex(of: "--scale") {
@@ -160,3 +208,5 @@ print("")
 try await printPropagation()
 print("")
 try await printManyClients()
+print("")
+try printCommandLineRun(rows: 1_000_000)

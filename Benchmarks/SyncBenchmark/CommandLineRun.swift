@@ -1,0 +1,133 @@
+import Foundation
+
+/// What one child process cost: wall seconds, CPU seconds (user and system) and peak resident
+/// memory, from `wait4`.
+struct ChildCost {
+    var seconds: Double
+    var cpuSeconds: Double
+    var peakBytes: Int
+}
+
+/// Runs `arguments` (a path to an executable first) with standard input from `input` (if any)
+/// and standard output and error discarded, and waits for it.
+/// - Throws: `CocoaError(.executableLoad)` if it cannot start or exits with a failure.
+func runChild(_ arguments: [String], input: URL? = nil) throws -> ChildCost {
+    var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, input?.path ?? "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    var pid: pid_t = 0
+    let start = ContinuousClock.now
+    let arguments = arguments.map { strdup($0) } + [nil]
+    defer { arguments.forEach { free($0) } }
+    guard let executable = arguments[0], posix_spawn(&pid, executable, &actions, nil, arguments, environ) == 0 else {
+        throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: arguments[0].map { String(cString: $0) } ?? ""])
+    }
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+    let elapsed = ContinuousClock.now - start
+    guard status == 0 else {
+        throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: String(cString: executable), "status": status])
+    }
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
+    return ChildCost(
+        seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+        cpuSeconds: seconds(usage.ru_utime) + seconds(usage.ru_stime),
+        peakBytes: usage.ru_maxrss * 1024
+    )
+}
+
+/// Section 9's figures.
+struct CommandLineRunCosts {
+    var rows: Int
+    /// `sqlite3` inserting the rows (one statement each, one transaction) into a table without sync.
+    var plainInsert: ChildCost
+    /// The same inserts with capture on (the table set up with `rollsync init`).
+    var capturedInsert: ChildCost
+    /// The pushing client's first `rollsync sync` after those inserts.
+    var firstPush: ChildCost
+    /// The other client's `rollsync sync` applying them.
+    var apply: ChildCost
+    /// `rollsync push-store` on the pushing client, and `pull-store` on a new client.
+    var pushStore: ChildCost
+    var pullStore: ChildCost
+    /// The physical floor of a bootstrap: copying the database file, and `PRAGMA integrity_check`.
+    var fileCopy: ChildCost
+    var integrityCheck: ChildCost
+    /// Bytes of the synced table (with its indexes) and of RollingSync's tables (with theirs), on
+    /// the pushing client and on the receiving one, after the sync.
+    var pusherData: Int, pusherMetadata: Int
+    var receiverData: Int, receiverMetadata: Int
+}
+
+/// Section 9: the `rollsync` binary (next to this benchmark) and `sqlite3` as separate processes
+/// on `rows` rows of six short columns, through a folder remote: inserting with and without
+/// capture, the first push, the apply, a bootstrap through push-store and pull-store beside a
+/// file copy and an integrity check, and the size of RollingSync's tables beside the table's.
+func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -> CommandLineRunCosts {
+    let scratch = directory.appendingPathComponent("cli-\(UUID().uuidString)")
+    let remote = scratch.appendingPathComponent("remote")
+    try FileManager.default.createDirectory(at: remote, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    let sqlite3 = "/usr/bin/sqlite3"
+    let schema = "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, quantity INTEGER, price REAL, note TEXT, flag INTEGER)"
+    func database(_ name: String) throws -> String {
+        let path = scratch.appendingPathComponent(name).path
+        _ = try runChild([sqlite3, path, schema])
+        return path
+    }
+    func rollsyncRun(_ arguments: String...) throws -> ChildCost { try runChild([rollsync.path] + arguments) }
+
+    let inserts = scratch.appendingPathComponent("inserts.sql")
+    try Data().write(to: inserts)
+    let handle = try FileHandle(forWritingTo: inserts)
+    var text = "BEGIN;\n"
+    for index in 1...rows {
+        text += "INSERT INTO items VALUES ('\(UUID().uuidString)', 'item \(index)', \(index), \(Double(index) * 0.25), 'note', \(index % 2));\n"
+        if text.utf8.count > 1 << 20 {
+            try handle.write(contentsOf: Data(text.utf8))
+            text = ""
+        }
+    }
+    try handle.write(contentsOf: Data((text + "COMMIT;\n").utf8))
+    try handle.close()
+
+    let plain = try database("plain.db")
+    let plainInsert = try runChild([sqlite3, plain], input: inserts)
+    let (pusher, receiver, newcomer) = (try database("pusher.db"), try database("receiver.db"), try database("newcomer.db"))
+    for path in [pusher, receiver, newcomer] {
+        _ = try rollsyncRun("init", "--db", path, "--remote", remote.path, "--table", "items")
+    }
+    let capturedInsert = try runChild([sqlite3, pusher], input: inserts)
+    let firstPush = try rollsyncRun("sync", "--db", pusher)
+    let apply = try rollsyncRun("sync", "--db", receiver)
+    func sizes(_ path: String) throws -> (data: Int, metadata: Int) {
+        let output = scratch.appendingPathComponent("sizes.txt")
+        let query = scratch.appendingPathComponent("sizes.sql")
+        try """
+            .output \(output.path)
+            SELECT sum(CASE WHEN name = 'items' OR name LIKE 'sqlite_autoindex_items_%' THEN pgsize ELSE 0 END),
+                   sum(CASE WHEN name LIKE 'rollingsync%' OR name LIKE 'sqlite_autoindex_rollingsync%' THEN pgsize ELSE 0 END)
+            FROM dbstat;
+            """.write(to: query, atomically: true, encoding: .utf8)
+        _ = try runChild([sqlite3, path], input: query)
+        let numbers = try String(contentsOf: output, encoding: .utf8).split(whereSeparator: { $0 == "|" || $0.isNewline }).compactMap { Int($0) }
+        guard numbers.count == 2 else { throw CocoaError(.fileReadCorruptFile) }
+        return (numbers[0], numbers[1])
+    }
+    let (pusherData, pusherMetadata) = try sizes(pusher)
+    let (receiverData, receiverMetadata) = try sizes(receiver)
+    let pushStore = try rollsyncRun("push-store", "--db", pusher)
+    let pullStore = try rollsyncRun("pull-store", "--db", newcomer)
+    let copy = scratch.appendingPathComponent("copy.db").path
+    let fileCopy = try runChild(["/bin/cp", pusher, copy])
+    let integrityCheck = try runChild([sqlite3, copy, "PRAGMA integrity_check"])
+    return CommandLineRunCosts(
+        rows: rows, plainInsert: plainInsert, capturedInsert: capturedInsert, firstPush: firstPush, apply: apply,
+        pushStore: pushStore, pullStore: pullStore, fileCopy: fileCopy, integrityCheck: integrityCheck,
+        pusherData: pusherData, pusherMetadata: pusherMetadata, receiverData: receiverData, receiverMetadata: receiverMetadata
+    )
+}
