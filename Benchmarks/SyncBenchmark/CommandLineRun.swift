@@ -45,6 +45,9 @@ struct CommandLineRunCosts {
     var rows: Int
     /// `sqlite3` inserting the rows (one statement each, one transaction) into a table without sync.
     var plainInsert: ChildCost
+    /// The same inserts into a table whose trigger appends one bare row per insert to a log
+    /// table: the floor of any capture by triggers.
+    var bareTriggerInsert: ChildCost
     /// The same inserts with capture on (the table set up with `rollsync init`).
     var capturedInsert: ChildCost
     /// The pushing client's first `rollsync sync` after those inserts.
@@ -97,6 +100,15 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
 
     let plain = try database("plain.db")
     let plainInsert = try runChild([sqlite3, plain], input: inserts)
+    let bare = try database("bare.db")
+    _ = try runChild([
+        sqlite3, bare,
+        """
+        CREATE TABLE log (seq INTEGER PRIMARY KEY, wall REAL NOT NULL, row_key NOT NULL);
+        CREATE TRIGGER log_insert AFTER INSERT ON items BEGIN INSERT INTO log (wall, row_key) VALUES (julianday(), new.id); END
+        """,
+    ])
+    let bareTriggerInsert = try runChild([sqlite3, bare], input: inserts)
     let (pusher, receiver, newcomer) = (try database("pusher.db"), try database("receiver.db"), try database("newcomer.db"))
     for path in [pusher, receiver, newcomer] {
         _ = try rollsyncRun("init", "--db", path, "--remote", remote.path, "--table", "items")
@@ -126,7 +138,7 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     let fileCopy = try runChild(["/bin/cp", pusher, copy])
     let integrityCheck = try runChild([sqlite3, copy, "PRAGMA integrity_check"])
     return CommandLineRunCosts(
-        rows: rows, plainInsert: plainInsert, capturedInsert: capturedInsert, firstPush: firstPush, apply: apply,
+        rows: rows, plainInsert: plainInsert, bareTriggerInsert: bareTriggerInsert, capturedInsert: capturedInsert, firstPush: firstPush, apply: apply,
         pushStore: pushStore, pullStore: pullStore, fileCopy: fileCopy, integrityCheck: integrityCheck,
         pusherData: pusherData, pusherMetadata: pusherMetadata, receiverData: receiverData, receiverMetadata: receiverMetadata
     )

@@ -29,7 +29,7 @@
 //    `SyncBenchmark --scale [NAME]` runs this section alone (only the stores whose name contains
 //    NAME, such as `RGW`, when given).
 // 9. The rollsync binary and sqlite3 as separate processes on 1,000,000 rows (issue 31): inserts
-//    without and with capture, the first push, the apply, a bootstrap through push-store and
+//    without capture, with a bare one-row-append trigger (capture's floor) and with capture, the first push, the apply, a bootstrap through push-store and
 //    pull-store beside its floor (a file copy and an integrity check), with peak memory, and the
 //    size of RollingSync's tables beside the synced table's on both clients.
 //    `SyncBenchmark --cli [ROWS]` runs this section alone.
@@ -102,6 +102,7 @@ func printCommandLineRun(rows: Int) throws {
     print("9. The rollsync binary on \(costs.rows) rows of 6 short columns (sqlite3 and rollsync as separate processes, a folder remote;")
     print("   wall seconds; targets: first push ≤ 1.5× the inserts, apply ≥ 150k rows/s, bootstrap ≥ 250k rows/s in ≤ 64 MB, metadata ≤ 25 %)")
     print(line("sqlite3 inserts, no sync set up", costs.plainInsert))
+    print(line("sqlite3 inserts, bare log trigger", costs.bareTriggerInsert))
     print(line("sqlite3 inserts, captured", costs.capturedInsert))
     print(line("first push (rollsync sync)", costs.firstPush, rowsPerSecond: true))
     print(line("apply on another client (sync)", costs.apply, rowsPerSecond: true))
