@@ -11,11 +11,12 @@ import RemoteProtocol
 /// ``VacuumOptions/keepHistoryFor`` when history is kept on purpose. Sets go oldest first and only
 /// as an unbroken prefix.
 ///
-/// Reads: the listings of this client's sets, of `RecentSyncs/` and of `SyncChanges/`, the whole
-/// stores' catalog, and one last-sync record per other client, only when the oldest set could go
-/// as far as the whole stores and the history kept are concerned (a client that pushed nothing,
-/// or whose sets no whole store holds yet, reads no record; its report then names only those
-/// holds).
+/// Reads: the listings of this client's sets, of `RecentSyncs/` and of `SyncChanges/`, and the
+/// whole stores' catalog. Then, only when the oldest set could go as far as the whole stores and
+/// the history kept are concerned, `RecentSyncs/` again, one last-sync record per other client and
+/// the catalog again. A client that pushed nothing, or whose sets no whole store holds yet, reads
+/// no record; its report then names only those holds. The records are read before the catalog
+/// that decides, as the order of a client's upload, sync and record requires (see ``run()``).
 ///
 /// Writes, each safe to repeat: the marker `SyncChanges/<self>/<newest removed>.vacuumed` **first**
 /// (so a client that could still need a removed set learns it must re-bootstrap), then the sets,
@@ -33,8 +34,6 @@ struct Vacuum: Sendable {
         var client: SyncIdentifier
         var lastSync: Date?
         var appliedThrough: ChangeSetName?
-        /// Its newest last-sync marker, whose record tells `appliedThrough`.
-        var marker: RecentSyncName?
     }
 
     func run() async throws -> VacuumReport {
@@ -42,7 +41,6 @@ struct Vacuum: Sendable {
         let ownFiles = try await remote.listIfPresent(layout.changeSets(of: clientID)) ?? []
         let ownSets = ownFiles.compactMap { ChangeSetName(fileName: $0.name) }.sorted()
         let oldMarkers = ownFiles.compactMap { VacuumMarkerName(fileName: $0.name) }
-        guard let oldest = ownSets.first else { return report }
         var peers = try await registeredPeers()
         if let age = options.retireClientsSilentFor {
             let cutoff = options.now.addingTimeInterval(-age)
@@ -50,9 +48,19 @@ struct Vacuum: Sendable {
             report.retiredClients = retired.sorted { $0.rawValue < $1.rawValue }
             peers.removeAll { retired.contains($0.client) }
         }
-        let (units, retiredUnits) = try await wholeStores(retired: Set(report.retiredClients))
-        // One record read per peer, only when the whole stores and the history kept let a set go.
-        peers = holds(for: oldest, peers: [], units: units).isEmpty ? try await readingAppliedThrough(of: peers) : []
+        guard let oldest = ownSets.first else { return report }
+        let retired = Set(report.retiredClients)
+        let held = holds(for: oldest, peers: [], units: try await wholeStores(retired: retired).counted)
+        guard held.isEmpty else {
+            report.holds = held
+            report.keptSets = ownSets.count
+            return report
+        }
+        // The records first, then the whole stores again: a client uploads a store, then syncs,
+        // then records what it applied, so a unit completed after this listing either holds every
+        // set its uploader's record says it applied or is listed here and holds the set back.
+        peers = try await readingAppliedThrough(of: peers)
+        let (units, retiredUnits) = try await wholeStores(retired: retired)
         var removable: [ChangeSetName] = []
         for set in ownSets {
             let holds = self.holds(for: set, peers: peers, units: units)
@@ -104,23 +112,34 @@ struct Vacuum: Sendable {
     /// The other clients with a change-set directory, each with the time of its newest last-sync
     /// marker: two listings, no record read yet.
     private func registeredPeers() async throws -> [Peer] {
-        let newest = RecentSyncName.newestByClient(in: try await remote.listIfPresent(layout.recentSyncs) ?? [])
+        let newest = try await newestMarkers()
         let directories = try await remote.listIfPresent(layout.syncChanges) ?? []
         return directories.compactMap { item in
             guard item.isDirectory, item.name != clientID.rawValue, let client = try? SyncIdentifier(item.name) else { return nil }
-            return Peer(client: client, lastSync: newest[client]?.date, appliedThrough: nil, marker: newest[client])
+            return Peer(client: client, lastSync: newest[client]?.date, appliedThrough: nil)
         }
     }
 
-    /// `peers` with what each applied of this client's sets, from its newest last-sync record (one
-    /// read each). A record that cannot be read holds every set back, as one saying nothing was
-    /// applied: it stays until its client records a sync again, which may be a day away (see
+    /// Each client's newest last-sync marker: one listing of `RecentSyncs/`.
+    private func newestMarkers() async throws -> [SyncIdentifier: RecentSyncName] {
+        RecentSyncName.newestByClient(in: try await remote.listIfPresent(layout.recentSyncs) ?? [])
+    }
+
+    /// `peers` with what each applied of this client's sets, from its newest last-sync record:
+    /// `RecentSyncs/` listed again, then one read each, so that a client that synced since
+    /// ``registeredPeers()`` (and deleted the marker listed then) is read at its new one. A record
+    /// that cannot be read holds every set back, as one saying nothing was applied: it stays until
+    /// its client records a sync again, which may be a day away (see
     /// ``SyncConfiguration/lastSyncRecordInterval``), and vacuum must not fail meanwhile.
     private func readingAppliedThrough(of peers: [Peer]) async throws -> [Peer] {
+        let newest = try await newestMarkers()
         var read: [Peer] = []
         for var peer in peers {
-            if let name = peer.marker, let record = try await RecentSyncRecord.readable(at: layout.recentSync(name), from: remote) {
-                peer.appliedThrough = record.appliedThrough[clientID.rawValue].flatMap { ChangeSetName(fileName: $0) }
+            if let name = newest[peer.client] {
+                peer.lastSync = name.date
+                if let record = try await RecentSyncRecord.readable(at: layout.recentSync(name), from: remote) {
+                    peer.appliedThrough = record.appliedThrough[clientID.rawValue].flatMap { ChangeSetName(fileName: $0) }
+                }
             }
             read.append(peer)
         }
