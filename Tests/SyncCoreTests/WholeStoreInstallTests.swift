@@ -176,4 +176,39 @@ struct WholeStoreInstallTests {
         #expect(throws: (any Error).self) { try LocalStore.inspectSnapshot(at: garbage) }
         #expect(try local.items() == before)
     }
+    @Test("a table whose store copy has the same columns is copied whole, its capture triggers kept as they were: later writes are captured")
+    func copiedTableKeepsCapture() throws {
+        let uploader = try TemporaryDatabase()
+        try uploader.pool.write { db in
+            for index in 0..<300 {
+                try db.execute(sql: "INSERT INTO items (id, name, quantity) VALUES (?, ?, ?)", arguments: ["\(UUID())", "item \(index)", index])
+            }
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('r1', 'one'), ('r2', 'two')")
+        }
+        _ = try uploader.push()
+        let local = try TemporaryDatabase()
+        try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('gone', 'replaced by the store')") }
+        _ = try local.push()
+        let triggers = { try local.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT name || ': ' || sql FROM sqlite_schema WHERE type = 'trigger' ORDER BY name")
+        } }
+        let before = try triggers()
+        #expect(!before.isEmpty)
+
+        _ = try local.store.installWholeStore(at: try snapshot(of: uploader, into: local))
+        #expect(try triggers() == before)
+        #expect(try local.items() == (try uploader.items()))
+        #expect(try local.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } == ["ok"])
+        #expect(try local.pendingChanges().isEmpty)
+
+        try local.pool.write { db in
+            try db.execute(sql: """
+                UPDATE items SET name = 'edited' WHERE id = 'r1';
+                DELETE FROM items WHERE id = 'r2';
+                INSERT INTO items (id, name) VALUES ('new', 'after the install');
+                """)
+        }
+        let pending = try local.pendingChanges().map { "\($0.kind) \($0.key)" }
+        #expect(Set(pending) == ["update \("r1".databaseValue)", "delete \("r2".databaseValue)", "insert \("new".databaseValue)"])
+    }
 }

@@ -118,13 +118,32 @@ struct CaptureTriggers {
 
     /// Drops every capture trigger of the table with the given id.
     static func drop(tableID: Int64, in db: Database) throws {
-        let names = try String.fetchAll(
-            db,
-            sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
-            arguments: ["rollingsync\\_\(tableID)\\_%"]
-        )
-        for name in names {
-            try db.execute(sql: "DROP TRIGGER \(name.sqlIdentifier)")
+        for trigger in try existing(tableID: tableID, in: db) {
+            try db.execute(sql: "DROP TRIGGER \(trigger.name.sqlIdentifier)")
         }
+    }
+
+    /// Runs `body` with the capture triggers of the table with the given id dropped, then creates
+    /// them again from their own stored statements, unchanged, all in the caller's transaction (a
+    /// failure rolls back with it). SQLite copies a whole table page by page (`INSERT INTO t
+    /// SELECT * FROM other.t`, its transfer optimization) only into a table without triggers.
+    static func withTriggersSetAside<Result>(tableID: Int64, in db: Database, _ body: () throws -> Result) throws -> Result {
+        let triggers = try existing(tableID: tableID, in: db)
+        try drop(tableID: tableID, in: db)
+        let result = try body()
+        for trigger in triggers {
+            try db.execute(sql: trigger.sql)
+        }
+        return result
+    }
+
+    /// The name and `CREATE TRIGGER` statement of every capture trigger of the table with the
+    /// given id, in the order they were created.
+    private static func existing(tableID: Int64, in db: Database) throws -> [(name: String, sql: String)] {
+        try Row.fetchAll(
+            db,
+            sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\' ORDER BY rowid",
+            arguments: ["rollingsync\\_\(tableID)\\_%"]
+        ).map { ($0["name"], $0["sql"]) }
     }
 }
