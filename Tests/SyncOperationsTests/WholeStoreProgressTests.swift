@@ -11,7 +11,7 @@ struct WholeStoreProgressTests {
         // Enough rows for a store of several compression chunks.
         let body = String(repeating: "x", count: 2_000)
         try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
-        for batch in 0..<4 {
+        for batch in 0..<12 {
             let values = (0..<100).map { "('n\(batch)-\($0)', 'f1', 'Note \($0)', '\(body)\(batch)\($0)', \($0))" }
             try anna.execute("INSERT INTO note VALUES " + values.joined(separator: ", "))
         }
@@ -21,7 +21,7 @@ struct WholeStoreProgressTests {
         let uploaded = await uploadEvents.value.filter(\.phase.isWholeStoreTransfer)
         #expect(Self.phases(uploaded) == [.snapshotting, .compressing, .uploadingStore])
         let compressing = uploaded.filter { $0.phase == .compressing }
-        #expect(compressing.count > 2, "one event per 256 KiB chunk of the snapshot")
+        #expect(compressing.count > 2, "one event per 1 MiB block of the snapshot")
         #expect(compressing.last?.bytesTotal == upload.manifest.uncompressedStore.size)
         Self.expectMonotonicToTotals(compressing)
         let uploading = uploaded.filter { $0.phase == .uploadingStore }
@@ -42,7 +42,7 @@ struct WholeStoreProgressTests {
         let decompressing = downloaded.filter { $0.phase == .decompressing }
         #expect(decompressing.last?.bytesTotal == upload.manifest.files[WholeStoreManifest.storeFileName]?.size)
         Self.expectMonotonicToTotals(decompressing)
-        #expect(try carl.count("note") == 400)
+        #expect(try carl.count("note") == 1_200)
     }
 
     /// Collects `events` until one satisfies `isLast` (included).

@@ -1,8 +1,9 @@
 import CZlib
 import Foundation
 
-/// Streaming zlib (RFC 1950) compression of files with the system zlib, 256 KiB at a time, so a
-/// whole store or a change set of any size is compressed or expanded in bounded memory.
+/// Streaming zlib (RFC 1950) compression of files with the system zlib, so a whole store or a
+/// change set of any size is compressed or expanded in bounded memory: compressed in blocks of
+/// 1 MiB, one per core at once (``ParallelDeflate``), expanded 256 KiB at a time.
 enum ZlibStream {
     /// A compression or decompression failure (a damaged stream, a write error).
     struct Failure: Error, CustomStringConvertible {
@@ -12,9 +13,14 @@ enum ZlibStream {
     private static let chunkSize = 256 * 1024
 
     /// Compresses `source` into a new file at `destination` (replaced if present) that starts
-    /// with `header`, calling `progress` with the bytes of `source` read so far after each chunk.
+    /// with `header`, calling `progress` with the bytes of `source` compressed so far after each
+    /// block.
     static func compress(_ source: URL, to destination: URL, header: Data = Data(), progress: (Int64) -> Void = { _ in }) throws {
-        try run(source, destination, compressing: true, offset: 0, header: header, outputLimit: nil, progress: progress)
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
+        let output = try create(destination, startingWith: header)
+        defer { try? output.close() }
+        try ParallelDeflate().compress(input, onto: output, progress: progress)
     }
 
     /// Expands the zlib stream that starts `offset` bytes into `source` into `destination`,
@@ -25,28 +31,15 @@ enum ZlibStream {
     static func decompress(
         _ source: URL, skipping offset: UInt64 = 0, to destination: URL, limit: UInt64? = nil, progress: (Int64) -> Void = { _ in }
     ) throws {
-        try run(source, destination, compressing: false, offset: offset, header: Data(), outputLimit: limit, progress: progress)
-    }
-
-    private static func run(
-        _ source: URL, _ destination: URL, compressing: Bool, offset: UInt64, header: Data, outputLimit: UInt64?,
-        progress: (Int64) -> Void
-    ) throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
         try input.seek(toOffset: offset)
-        guard FileManager.default.createFile(atPath: destination.path, contents: header) else {
-            throw Failure(description: "cannot create \(destination.lastPathComponent)")
-        }
-        let output = try FileHandle(forWritingTo: destination)
+        let output = try create(destination, startingWith: Data())
         defer { try? output.close() }
-        try output.seekToEnd()
-
         var stream = z_stream()
-        let initialized = compressing
-            ? czlib_deflate_init(&stream, Z_DEFAULT_COMPRESSION) : czlib_inflate_init(&stream)
+        let initialized = czlib_inflate_init(&stream)
         guard initialized == Z_OK else { throw Failure(description: "zlib could not start (\(initialized))") }
-        defer { _ = compressing ? deflateEnd(&stream) : inflateEnd(&stream) }
+        defer { inflateEnd(&stream) }
 
         var outputBuffer = [UInt8](repeating: 0, count: chunkSize)
         var finished = false
@@ -54,9 +47,8 @@ enum ZlibStream {
         var bytesWritten: UInt64 = 0
         while !finished {
             let chunk = try input.read(upToCount: chunkSize) ?? Data()
-            let atEnd = chunk.isEmpty
             bytesRead += Int64(chunk.count)
-            if !compressing, atEnd {
+            if chunk.isEmpty {
                 throw Failure(description: "the compressed stream is truncated")
             }
             var inputBytes = [UInt8](chunk)
@@ -67,12 +59,12 @@ enum ZlibStream {
                     let status: Int32 = try outputBuffer.withUnsafeMutableBufferPointer { outputPointer in
                         stream.next_out = outputPointer.baseAddress
                         stream.avail_out = uInt(outputPointer.count)
-                        let status = compressing ? deflate(&stream, atEnd ? Z_FINISH : Z_NO_FLUSH) : inflate(&stream, Z_NO_FLUSH)
+                        let status = inflate(&stream, Z_NO_FLUSH)
                         let produced = outputPointer.count - Int(stream.avail_out)
                         if produced > 0 {
                             bytesWritten += UInt64(produced)
-                            if let outputLimit, bytesWritten > outputLimit {
-                                throw Failure(description: "the stream expands beyond \(outputLimit) bytes")
+                            if let limit, bytesWritten > limit {
+                                throw Failure(description: "the stream expands beyond \(limit) bytes")
                             }
                             try output.write(contentsOf: UnsafeBufferPointer(rebasing: outputPointer[..<produced]))
                         }
@@ -81,7 +73,7 @@ enum ZlibStream {
                     switch status {
                     case Z_STREAM_END:
                         finished = true
-                        if !compressing, stream.avail_in > 0 {
+                        if stream.avail_in > 0 {
                             throw Failure(description: "bytes follow the end of the compressed stream")
                         }
                     case Z_OK, Z_BUF_ERROR:
@@ -91,10 +83,20 @@ enum ZlibStream {
                     }
                 } while stream.avail_out == 0 && !finished
             }
-            if !chunk.isEmpty { progress(bytesRead) }
+            progress(bytesRead)
         }
-        if !compressing, let rest = try input.read(upToCount: 1), !rest.isEmpty {
+        if let rest = try input.read(upToCount: 1), !rest.isEmpty {
             throw Failure(description: "bytes follow the end of the compressed stream")
         }
+    }
+
+    /// Creates (or replaces) the file at `url` holding `header`, open for writing after it.
+    private static func create(_ url: URL, startingWith header: Data) throws -> FileHandle {
+        guard FileManager.default.createFile(atPath: url.path, contents: header) else {
+            throw Failure(description: "cannot create \(url.lastPathComponent)")
+        }
+        let output = try FileHandle(forWritingTo: url)
+        try output.seekToEnd()
+        return output
     }
 }

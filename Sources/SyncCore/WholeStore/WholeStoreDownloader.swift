@@ -112,18 +112,20 @@ struct WholeStoreDownloader: Sendable {
         downloaded(2, indexSize + storeSize)
         let store = try LocalScratchFile()
         do {
-            progress(SyncProgress(phase: .decompressing, bytesTotal: storeSize))
-            // Never more than the manifest announces, so a damaged or hostile store cannot fill the disk.
-            try ZlibStream.decompress(compressed.url, to: store.url, limit: UInt64(max(0, manifest.uncompressedStore.size))) { [progress] done in
-                progress(SyncProgress(phase: .decompressing, bytesDone: done, bytesTotal: storeSize))
-            }
-            progress(SyncProgress(phase: .verifying))
-            guard try FileDigest.describe(store.url) == manifest.uncompressedStore else {
-                throw WholeStoreFileError(reason: "the expanded store does not match its manifest")
-            }
-            let inspected = try LocalStore.inspectSnapshot(at: store.url)
-            guard Set(inspected.appliedSetIDs) == contained else {
-                throw WholeStoreFileError(reason: "its applied change sets differ from its index")
+            try await BlockingWork.run { [progress] in
+                progress(SyncProgress(phase: .decompressing, bytesTotal: storeSize))
+                // Never more than the manifest announces, so a damaged or hostile store cannot fill the disk.
+                try ZlibStream.decompress(compressed.url, to: store.url, limit: UInt64(max(0, manifest.uncompressedStore.size))) { done in
+                    progress(SyncProgress(phase: .decompressing, bytesDone: done, bytesTotal: storeSize))
+                }
+                progress(SyncProgress(phase: .verifying))
+                guard try FileDigest.describe(store.url) == manifest.uncompressedStore else {
+                    throw WholeStoreFileError(reason: "the expanded store does not match its manifest")
+                }
+                let inspected = try LocalStore.inspectSnapshot(at: store.url)
+                guard Set(inspected.appliedSetIDs) == contained else {
+                    throw WholeStoreFileError(reason: "its applied change sets differ from its index")
+                }
             }
             return store
         } catch {
@@ -141,7 +143,7 @@ struct WholeStoreDownloader: Sendable {
         let scratch = try LocalScratchFile()
         do {
             try await remote.download(path, to: scratch.url, immutable: true)
-            let actual = try FileDigest.describe(scratch.url)
+            let actual = try await BlockingWork.run { try FileDigest.describe(scratch.url) }
             guard actual == expected else {
                 throw SyncError(
                     .corruptRemoteData,

@@ -42,14 +42,15 @@ struct WholeStoreUploader: Sendable {
         let store: WholeStoreManifest.File
         let indexFile: WholeStoreManifest.File
         do {
-            try JSONEncoder().encode(WholeStoreIndex(appliedSetIDs: appliedSetIDs)).write(to: index.url)
-            uncompressed = try FileDigest.describe(snapshot)
-            progress(SyncProgress(phase: .compressing, bytesTotal: uncompressed.size))
-            try ZlibStream.compress(snapshot, to: compressed.url) { [progress] done in
-                progress(SyncProgress(phase: .compressing, bytesDone: done, bytesTotal: uncompressed.size))
+            (uncompressed, store, indexFile) = try await BlockingWork.run { [progress] in
+                try JSONEncoder().encode(WholeStoreIndex(appliedSetIDs: appliedSetIDs)).write(to: index.url)
+                let uncompressed = try FileDigest.describe(snapshot)
+                progress(SyncProgress(phase: .compressing, bytesTotal: uncompressed.size))
+                try ZlibStream.compress(snapshot, to: compressed.url) { done in
+                    progress(SyncProgress(phase: .compressing, bytesDone: done, bytesTotal: uncompressed.size))
+                }
+                return (uncompressed, try FileDigest.describe(compressed.url), try FileDigest.describe(index.url))
             }
-            store = try FileDigest.describe(compressed.url)
-            indexFile = try FileDigest.describe(index.url)
         } catch {
             throw SyncError(.local, "cannot prepare the whole store for upload: \(error)", underlying: error)
         }

@@ -1,0 +1,116 @@
+import CZlib
+import Foundation
+
+/// Writes one ordinary zlib (RFC 1950) stream, compressing several blocks of its input at once,
+/// one per core, as pigz does.
+///
+/// The input is cut into blocks of ``blockSize``. Each block is deflated on its own, with the
+/// 32 KiB before it as its preset dictionary (so it still refers back across the cut), and ends
+/// with a sync flush (an empty stored block) so the next block starts on a byte boundary; the
+/// input ends with a last, empty, final block. Joined between a zlib header and the Adler-32 of
+/// the whole input, the blocks are a stream that any inflater reads, without knowing how it was
+/// made. It is within a few hundredths of a percent of the size of one stream at the same level.
+///
+/// The blocks of a round (one per core) are compressed at the same time, the first on the calling
+/// thread and each other one on a thread of its own, never on Swift's cooperative pool; a round is
+/// written before the next is read, so memory stays at about two blocks per core.
+struct ParallelDeflate {
+    /// The size of a block: large enough that a thread and a flush per block cost nothing that
+    /// shows.
+    static let blockSize = 1 << 20
+    /// Deflate's window: the most a block can refer back.
+    private static let windowSize = 32 * 1024
+    /// The zlib header: deflate with a 32 KiB window, default level, no preset dictionary.
+    private static let zlibHeader: [UInt8] = [0x78, 0x9C]
+
+    /// How many blocks are compressed at the same time: one per core, at most 4.
+    var lanes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+
+    /// Compresses all of `input` onto the end of `output`, calling `progress` with the bytes of
+    /// `input` compressed so far after each block.
+    /// - Throws: ``ZlibStream/Failure`` if zlib fails, or the file handles' errors.
+    func compress(_ input: FileHandle, onto output: FileHandle, progress: (Int64) -> Void) throws {
+        try output.write(contentsOf: Self.zlibHeader)
+        var checksum = adler32(0, nil, 0)
+        var window: [UInt8] = []
+        var written: Int64 = 0
+        var finished = false
+        while !finished {
+            var round: [Block] = []
+            while round.count < lanes, !finished {
+                let bytes = [UInt8](try input.read(upToCount: Self.blockSize) ?? Data())
+                finished = bytes.isEmpty
+                checksum = bytes.withUnsafeBufferPointer { adler32(checksum, $0.baseAddress, uInt($0.count)) }
+                round.append(Block(input: bytes, dictionary: window, isLast: finished))
+                window = bytes.count >= Self.windowSize ? Array(bytes.suffix(Self.windowSize)) : Array((window + bytes).suffix(Self.windowSize))
+            }
+            for (block, compressed) in zip(round, try Self.deflate(round)) {
+                try output.write(contentsOf: compressed)
+                written += Int64(block.input.count)
+                if !block.input.isEmpty { progress(written) }
+            }
+        }
+        try output.write(contentsOf: withUnsafeBytes(of: UInt32(checksum).bigEndian, Array.init))
+    }
+
+    /// One block to compress.
+    private struct Block: Sendable {
+        var input: [UInt8]
+        /// The input just before this block (up to 32 KiB).
+        var dictionary: [UInt8]
+        /// Whether the block ends the stream (then it is empty, and marked final).
+        var isLast: Bool
+    }
+
+    /// Compresses the blocks at the same time: the first here, each other one on a new thread.
+    private static func deflate(_ blocks: [Block]) throws -> [[UInt8]] {
+        /// A block's result, written by its thread before it signals `done` and read after.
+        final class Job: @unchecked Sendable {
+            let block: Block
+            var result: Result<[UInt8], any Error> = .success([])
+            init(_ block: Block) { self.block = block }
+            func run() { result = Result { try ParallelDeflate.deflate(block) } }
+        }
+        let jobs = blocks.map(Job.init)
+        let done = DispatchSemaphore(value: 0)
+        for job in jobs.dropFirst() {
+            Thread {
+                job.run()
+                done.signal()
+            }.start()
+        }
+        jobs.first?.run()
+        for _ in jobs.dropFirst() { done.wait() }
+        return try jobs.map { try $0.result.get() }
+    }
+
+    /// Deflates one block (raw deflate, default level), primed with its dictionary, ending with a
+    /// sync flush, or with the final block when it is the last.
+    private static func deflate(_ block: Block) throws -> [UInt8] {
+        var stream = z_stream()
+        let started = czlib_raw_deflate_init(&stream, Z_DEFAULT_COMPRESSION)
+        guard started == Z_OK else { throw ZlibStream.Failure(description: "zlib could not start (\(started))") }
+        defer { deflateEnd(&stream) }
+        if !block.dictionary.isEmpty {
+            let primed = block.dictionary.withUnsafeBufferPointer { deflateSetDictionary(&stream, $0.baseAddress, uInt($0.count)) }
+            guard primed == Z_OK else { throw ZlibStream.Failure(description: "zlib refused the dictionary (\(primed))") }
+        }
+        // Room for the worst case, the flush marker and the final block: one call is enough.
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(block.input.count))) + 64)
+        var input = block.input
+        let status = input.withUnsafeMutableBufferPointer { inputPointer in
+            output.withUnsafeMutableBufferPointer { outputPointer in
+                stream.next_in = inputPointer.baseAddress
+                stream.avail_in = uInt(inputPointer.count)
+                stream.next_out = outputPointer.baseAddress
+                stream.avail_out = uInt(outputPointer.count)
+                return CZlib.deflate(&stream, block.isLast ? Z_FINISH : Z_SYNC_FLUSH)
+            }
+        }
+        guard status == (block.isLast ? Z_STREAM_END : Z_OK), stream.avail_in == 0, stream.avail_out > 0 else {
+            throw ZlibStream.Failure(description: "zlib could not compress a block (\(status))")
+        }
+        output.removeLast(Int(stream.avail_out))
+        return output
+    }
+}
