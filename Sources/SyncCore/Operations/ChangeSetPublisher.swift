@@ -49,7 +49,7 @@ struct ChangeSetPublisher: Sendable {
             }
             let outgoing = OutgoingChangeSet(name: ChangeSetName(clock: pending.summary.maximumClock, id: setID), pending: pending)
             if format.compressesChangeSets {
-                file = try Self.compressed(scratch)
+                file = try await BlockingWork.run { try Self.compressed(scratch) }
             }
             try await local { try state.setOutgoing(outgoing) }
             return Prepared(outgoing: outgoing, file: file)

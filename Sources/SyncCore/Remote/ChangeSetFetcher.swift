@@ -31,16 +31,17 @@ struct ChangeSetFetcher: Sendable {
         } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
             throw Unreadable(reason: "the file disappeared before it could be downloaded")
         }
-        do {
-            try ChangeSetCompression.expandIfCompressed(file)
-        } catch let damaged as ChangeSetCompression.Failure {
-            throw Unreadable(reason: damaged.description)
-        }
-        let contents: ChangeSetReader.VerifiedContents
-        do {
-            contents = try ChangeSetReader.verifiedContents(ofFileAt: file)
-        } catch {
-            throw Unreadable(reason: "it is not a valid change set: \(error)")
+        let contents = try await BlockingWork.run {
+            do {
+                try ChangeSetCompression.expandIfCompressed(file)
+            } catch let damaged as ChangeSetCompression.Failure {
+                throw Unreadable(reason: damaged.description)
+            }
+            do {
+                return try ChangeSetReader.verifiedContents(ofFileAt: file)
+            } catch {
+                throw Unreadable(reason: "it is not a valid change set: \(error)")
+            }
         }
         guard contents.summary.header.setID == name.id else {
             throw Unreadable(reason: "its content names the set '\(contents.summary.header.setID)', not '\(name.id)'")
