@@ -511,7 +511,7 @@ struct ChangeSetApplier {
                 let statement = try statement(statementKey, sql)
                 try triggerGuard.permit(table, key: key)
                 do {
-                    try statement.execute(arguments: StatementArguments(values: values))
+                    try statement.execute(binding: values)
                 } catch {
                     // A failed statement repeats its error when reset for the next use: prepare anew.
                     statements[statementKey] = nil
@@ -664,7 +664,7 @@ struct ChangeSetApplier {
         try statement(StatementKey(purpose: .recordCellClock, rows: rows)) {
             "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES "
                 + Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
-        }.execute(arguments: StatementArguments(values: cellClockArguments))
+        }.execute(binding: cellClockArguments)
         cellClockArguments.removeAll(keepingCapacity: true)
     }
 }
