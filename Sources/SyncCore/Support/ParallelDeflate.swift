@@ -8,9 +8,10 @@ import Foundation
 /// 32 KiB before it as its preset dictionary (so it still refers back across the cut), and ends
 /// with a sync flush (an empty stored block) so the next block starts on a byte boundary; the
 /// last block, shorter than the others (empty when the input fills its blocks exactly), ends the
-/// stream instead. Joined between a zlib header and the Adler-32 of
-/// the whole input, the blocks are a stream that any inflater reads, without knowing how it was
-/// made. It is within a few hundredths of a percent of the size of one stream at the same level.
+/// stream instead. Joined between a zlib header and the Adler-32 of the whole input, the blocks
+/// are a stream that any inflater reads, without knowing how it was made. It is about a
+/// hundredth of a percent larger than one deflate pass at the same level would make it (0.009 %
+/// on a 211 MB database); an input shorter than a block is exactly zlib's one-pass stream.
 ///
 /// The blocks of a round (one per core) are compressed at the same time, the first on the calling
 /// thread and each other one on a thread of its own, never on Swift's cooperative pool; a round is
