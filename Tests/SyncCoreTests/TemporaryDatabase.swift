@@ -10,12 +10,20 @@ final class TemporaryDatabase {
     let pool: DatabasePool
     let store: LocalStore
 
-    /// Creates the database, runs `schema`, opens a ``LocalStore`` and registers `tables`.
-    init(schema: String = TemporaryDatabase.itemsSchema, tables: [String] = ["items"]) throws {
+    /// Creates the database, runs `schema`, opens a ``LocalStore`` and registers `tables`; every
+    /// connection knows the collations and functions of `definitions`, as an app's would.
+    init(
+        schema: String = TemporaryDatabase.itemsSchema, tables: [String] = ["items"],
+        definitions: (collations: [DatabaseCollation], functions: [DatabaseFunction]) = ([], [])
+    ) throws {
         directory = try TemporaryDirectory(prefix: "synccore")
         url = directory.appending("app.sqlite")
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            for collation in definitions.collations { db.add(collation: collation) }
+            for function in definitions.functions { db.add(function: function) }
+        }
         pool = try DatabasePool(path: url.path, configuration: configuration)
         try pool.write { db in try db.execute(sql: schema) }
         store = try LocalStore(writer: pool)

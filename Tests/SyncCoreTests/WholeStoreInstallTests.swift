@@ -211,4 +211,42 @@ struct WholeStoreInstallTests {
         let pending = try local.pendingChanges().map { "\($0.kind) \($0.key)" }
         #expect(Set(pending) == ["update \("r1".databaseValue)", "delete \("r2".databaseValue)", "insert \("new".databaseValue)"])
     }
+    @Test("indexes by the app's own collation and functions follow this device's definitions, not the uploader's")
+    func appDefinedIndexesFollowThisDevice() throws {
+        let schema = TemporaryDatabase.itemsSchema + """
+            CREATE INDEX items_by_name ON items (name COLLATE app);
+            CREATE INDEX items_by_label ON items (label(name));
+            """
+        // The same names, defined differently on the two devices (a locale's, say).
+        func definitions(reversed: Bool) -> (collations: [DatabaseCollation], functions: [DatabaseFunction]) {
+            (
+                [DatabaseCollation("app") { reversed ? $1.compare($0) : $0.compare($1) }],
+                [DatabaseFunction("label", argumentCount: 1, pure: true) { values in
+                    let name = String.fromDatabaseValue(values[0]) ?? ""
+                    return reversed ? name.uppercased() : name.lowercased()
+                }]
+            )
+        }
+        let uploader = try TemporaryDatabase(schema: schema, definitions: definitions(reversed: true))
+        let names = (0..<200).map { String(format: "Name %03d", $0) }
+        try uploader.pool.write { db in
+            for name in names.shuffled() {
+                try db.execute(sql: "INSERT INTO items (id, name) VALUES (?, ?)", arguments: [UUID().uuidString, name])
+            }
+        }
+        _ = try uploader.push()
+        let local = try TemporaryDatabase(schema: schema, definitions: definitions(reversed: false))
+
+        _ = try local.store.installWholeStore(at: try snapshot(of: uploader, into: local))
+        let (check, ordered, found) = try local.pool.read { db in
+            (
+                try String.fetchAll(db, sql: "PRAGMA integrity_check"),
+                try String.fetchAll(db, sql: "SELECT name FROM items INDEXED BY items_by_name ORDER BY name COLLATE app"),
+                try String.fetchOne(db, sql: "SELECT name FROM items INDEXED BY items_by_label WHERE label(name) = 'name 007'")
+            )
+        }
+        #expect(check == ["ok"])
+        #expect(ordered == names)
+        #expect(found == "Name 007")
+    }
 }

@@ -661,10 +661,17 @@ struct ChangeSetApplier {
     private mutating func writeCellClocks() throws {
         let rows = cellClockArguments.count / 4
         guard rows > 0 else { return }
-        try statement(StatementKey(purpose: .recordCellClock, rows: rows)) {
-            "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES "
-                + Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
-        }.execute(binding: cellClockArguments)
+        let key = StatementKey(purpose: .recordCellClock, rows: rows)
+        do {
+            try statement(key) {
+                "INSERT INTO rollingsync_applied_clocks (set_number, table_id, row_key, clocks) VALUES "
+                    + Array(repeating: "(?, ?, ?, ?)", count: rows).joined(separator: ", ")
+            }.execute(binding: cellClockArguments)
+        } catch {
+            // A failed statement repeats its error when reset for the next use: prepare anew.
+            statements[key] = nil
+            throw error
+        }
         cellClockArguments.removeAll(keepingCapacity: true)
     }
 }

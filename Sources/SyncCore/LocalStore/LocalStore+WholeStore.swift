@@ -174,7 +174,7 @@ extension LocalStore {
             let insert = "INSERT INTO main.\(name) (\(list)) SELECT \(list) FROM \(source) WHERE \(key.isPresent())"
             if triggerGuard != nil {
                 try writeRows(of: table, guardedBy: triggerGuard, insert, keys: "SELECT \(key.value()) FROM \(source) WHERE \(key.isPresent())", in: db)
-            } else if source == "rollingsync_snapshot.\(name)", extra.isEmpty, !table.keyMayBeNull, try hasSameColumns(table, in: db) {
+            } else if source == "rollingsync_snapshot.\(name)", extra.isEmpty, !table.keyMayBeNull, try canCopyPageByPage(table, in: db) {
                 // Then SQLite copies the table page by page, its indexes included, instead of row by
                 // row (when nothing is left in it: the rows of a NULL key stay local).
                 try CaptureTriggers.withTriggersSetAside(tableID: table.id, in: db) {
@@ -201,16 +201,36 @@ extension LocalStore {
         }
     }
 
-    /// Whether the store's table has the columns of the local one, by name and in the same order,
-    /// none of them hidden or generated, so that `INSERT INTO t SELECT * FROM store.t` writes
-    /// each store column into the local column of its name.
-    private static func hasSameColumns(_ table: SyncedTable, in db: Database) throws -> Bool {
+    /// Whether the store's copy of `table` can be copied into the local table page by page, its
+    /// indexes as they are (SQLite's transfer optimization, which applies when the two schemas
+    /// match and falls back to inserting row by row otherwise):
+    /// - both have the same columns, by name, declared type, `NOT NULL`, key position, in the same
+    ///   order, none hidden or generated, so `INSERT INTO t SELECT * FROM store.t` writes each
+    ///   store column into the local column of its name, and no store row has a NULL key;
+    /// - no index of the local table is on an expression or partial: their entries are computed
+    ///   by functions, which the app may define differently on another device, so such tables are
+    ///   written row by row and this device computes them. (SQLite inserts the entries of an index
+    ///   with another collation than `BINARY` in this device's order, not the store's.)
+    private static func canCopyPageByPage(_ table: SyncedTable, in db: Database) throws -> Bool {
         func columns(in schema: String) throws -> [Row] {
-            try Row.fetchAll(db, sql: "SELECT name, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid", arguments: [table.name, schema])
+            try Row.fetchAll(
+                db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid",
+                arguments: [table.name, schema]
+            )
         }
         let local = try columns(in: "main")
         let store = try columns(in: "rollingsync_snapshot")
-        return local.allSatisfy { $0["hidden"] as Int == 0 } && local == store
+        guard local.allSatisfy({ $0["hidden"] as Int == 0 }), local == store else { return false }
+        let computedIndexes = try Int.fetchOne(
+            db,
+            sql: """
+                SELECT count(*) FROM pragma_index_list(?, 'main') AS list
+                LEFT JOIN pragma_index_xinfo(list.name, 'main') AS part ON part.key
+                WHERE list.partial OR part.cid = -2
+                """,
+            arguments: [table.name]
+        ) ?? 0
+        return computedIndexes == 0
     }
 
     /// The temporary copy of a table's columns that a whole store lacks.

@@ -40,10 +40,12 @@ struct ParallelDeflate {
         while !finished {
             var round: [Block] = []
             while round.count < lanes, !finished {
-                // A short read is the end of the file (FileHandle reads until the count or the end).
-                let bytes = [UInt8](try input.read(upToCount: Self.blockSize) ?? Data())
+                let bytes = try Self.readBlock(from: input)
                 finished = bytes.count < Self.blockSize
-                checksum = bytes.withUnsafeBufferPointer { adler32(checksum, $0.baseAddress, uInt($0.count)) }
+                if !bytes.isEmpty {
+                    // (zlib's Adler-32 of no bytes at all is its initial value, not the one passed.)
+                    checksum = bytes.withUnsafeBufferPointer { adler32(checksum, $0.baseAddress, uInt($0.count)) }
+                }
                 round.append(Block(input: bytes, dictionary: window, isLast: finished))
                 window = bytes.count >= Self.windowSize ? Array(bytes.suffix(Self.windowSize)) : Array((window + bytes).suffix(Self.windowSize))
             }
@@ -54,6 +56,16 @@ struct ParallelDeflate {
             }
         }
         try output.write(contentsOf: withUnsafeBytes(of: UInt32(checksum).bigEndian, Array.init))
+    }
+
+    /// The next block of `input`: ``blockSize`` bytes, fewer only at the end of the input.
+    private static func readBlock(from input: FileHandle) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(blockSize)
+        while bytes.count < blockSize, let chunk = try input.read(upToCount: blockSize - bytes.count), !chunk.isEmpty {
+            bytes.append(contentsOf: chunk)
+        }
+        return bytes
     }
 
     /// One block to compress.
