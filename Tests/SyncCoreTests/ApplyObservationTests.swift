@@ -31,3 +31,36 @@ struct ApplyObservationTests {
         #expect(try reader.items() == (try writer.items()))
     }
 }
+
+@Suite("The page cache of large applies")
+struct ApplyPageCacheTests {
+    @Test("a set of 10,000 changes is applied with a 32 MiB page cache, and the connection's own size is set back; a small set leaves it alone")
+    func largeSetsGetALargerCache() throws {
+        let schema = TemporaryDatabase.itemsSchema + """
+            CREATE TABLE seen (cache_size INTEGER);
+            CREATE TRIGGER items_seen AFTER INSERT ON items BEGIN
+                INSERT INTO seen SELECT cache_size FROM pragma_cache_size;
+            END;
+            """
+        let writer = try TemporaryDatabase(schema: schema)
+        let reader = try TemporaryDatabase(schema: schema)
+        try reader.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA cache_size = -1234") }
+        func apply(rows: Range<Int>) throws -> Set<Int> {
+            try writer.pool.write { db in
+                for index in rows {
+                    try db.execute(sql: "INSERT INTO items (id, quantity) VALUES (?, ?)", arguments: ["item \(index)", index])
+                }
+            }
+            _ = try reader.store.applyChangeSet(at: try writer.push())
+            return try reader.pool.write { db in
+                defer { try? db.execute(sql: "DELETE FROM seen") }
+                return Set(try Int.fetchAll(db, sql: "SELECT cache_size FROM seen"))
+            }
+        }
+
+        #expect(try apply(rows: 0..<10) == [-1234])
+        #expect(try apply(rows: 10..<10_010) == [-32_768])
+        #expect(try reader.pool.writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA cache_size") } == -1234)
+        #expect(try reader.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM items") } == 10_010)
+    }
+}
