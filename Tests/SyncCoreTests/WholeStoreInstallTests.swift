@@ -47,7 +47,7 @@ struct WholeStoreInstallTests {
                 """)
         }
         let url = try snapshot(of: uploader, into: local)
-        let contents = try LocalStore.inspectSnapshot(at: url)
+        let contents = try LocalStore.inspectSnapshot(at: url, configuration: Configuration())
         #expect(contents.appliedSetIDs.count == 3)
         #expect(contents.pendingChanges == 0)
 
@@ -173,7 +173,7 @@ struct WholeStoreInstallTests {
 
         let garbage = local.file("garbage.sqlite")
         try Data(repeating: 0x42, count: 8192).write(to: garbage)
-        #expect(throws: (any Error).self) { try LocalStore.inspectSnapshot(at: garbage) }
+        #expect(throws: (any Error).self) { try LocalStore.inspectSnapshot(at: garbage, configuration: Configuration()) }
         #expect(try local.items() == before)
     }
     @Test("a table whose store copy has the same columns is copied whole, its capture triggers kept as they were: later writes are captured")

@@ -9,7 +9,8 @@ import Testing
 /// keys"): lists with `AUTOINCREMENT` nested in lists, items with a plain `INTEGER PRIMARY KEY`,
 /// tags with a unique label (collisions the uniqueness rule decides, and a restore puts back), a join table keyed by two integer references (`WITHOUT ROWID` on even seeds), an event
 /// log without a primary key, and counters keyed by a `BIGINT` the app computes; foreign keys of
-/// every `ON DELETE` action. Clients insert with `NULL` ids all the time, so ids collide between
+/// every `ON DELETE` action; indexes by the app's own collation and function
+/// (``AppDefinitionsTests``). Clients insert with `NULL` ids all the time, so ids collide between
 /// clients constantly; they re-parent items, delete parents (SQLite cascades), sync in random order
 /// (some syncs failing at a random remote call), upload whole stores, re-base clients with
 /// unpushed changes on them and vacuum with retirement. Then rounds of syncs until nothing moves,
@@ -40,6 +41,8 @@ struct IntegerKeySimulationTests {
             PRIMARY KEY (item_id, tag_id))\(joinTableWithoutRowid ? " WITHOUT ROWID" : "");
         CREATE TABLE event (item_id INTEGER REFERENCES item(id) ON DELETE CASCADE, kind TEXT);
         CREATE TABLE counter (id BIGINT PRIMARY KEY NOT NULL, value INTEGER);
+        CREATE INDEX item_by_title ON item (title COLLATE app);
+        CREATE INDEX tag_by_label ON tag (label(label));
         """
     }
     static let tables = ["list", "item", "tag", "item_tag", "event", "counter"]
@@ -102,7 +105,8 @@ final class IntegerKeySimulation {
         clients = try (0..<count).map { index in
             try TestClient(
                 "client-\(index)", remote: remote.store, schema: IntegerKeySimulationTests.schema(joinTableWithoutRowid: seed % 2 == 0),
-                tables: IntegerKeySimulationTests.tables, lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index)
+                tables: IntegerKeySimulationTests.tables, lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index),
+                definitions: AppDefinitionsTests.define
             )
         }
     }
@@ -402,7 +406,7 @@ final class IntegerKeySimulation {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("restored.sqlite")
         _ = try await clients[0].manager.restore(.at(Date()), to: file)
-        let restored = try DatabaseQueue(path: file.path)
+        let restored = try DatabaseQueue(path: file.path, configuration: AppDefinitionsTests.configuration)
         defer { try? restored.close() }
         let dump = try await restored.read(Self.dump)
         let reference = try await clients[0].database.read(Self.dump)

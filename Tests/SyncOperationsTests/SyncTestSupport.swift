@@ -130,7 +130,8 @@ final class TestClient: Sendable {
         documentID: SyncIdentifier = TestClient.documentID,
         sharing sharedApplication: ApplicationSyncManager? = nil,
         lastSyncRecordInterval: Duration = SyncConfiguration.defaultLastSyncRecordInterval,
-        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        definitions: @escaping @Sendable (Database) -> Void = { _ in }
     ) throws {
         self.name = try SyncIdentifier(name)
         directory = try TemporaryDirectory()
@@ -141,6 +142,8 @@ final class TestClient: Sendable {
         configuration.prepareDatabase { db in
             // The tests do not need durability against power loss; skipping fsync keeps them fast.
             try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY")
+            // The app's own collations and functions, as an app registers them.
+            definitions(db)
         }
         database = try DatabaseQueue(path: directory.url.appendingPathComponent("\(name).sqlite").path, configuration: configuration)
         try database.write { db in try db.execute(sql: schema) }

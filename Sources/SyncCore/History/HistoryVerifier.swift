@@ -283,6 +283,10 @@ struct HistoryVerifier: Sendable {
                 if try await remote.listIfPresent(layout.wholeStoreUnit(unit.name, of: unit.client)) != nil {
                     findings.append(Finding(problem: Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: error.message)))
                 }
+            } catch let error as SyncError where error.underlying is MissingDefinitionError {
+                findings.append(Finding(problem: Problem(
+                    kind: .uncheckedWholeStore, severity: .notice, path: path, client: unit.client.rawValue, detail: error.message
+                )))
             } catch let error as SyncError where error.code == .corruptRemoteData {
                 findings.append(Finding(problem: Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: error.message)))
             }

@@ -69,7 +69,7 @@ public struct RestoreReport: Sendable, Equatable, Codable {
 ///    same cell still win. That is a cut by clock: a set an offline client pushes later
 ///    with older clocks joins the moments it was made at, though nobody had it then.
 /// 3. **Publish**: the file is made an unbound database (a fresh RollingSync client id, no change
-///    log, no registration, as ``ApplicationSyncManager/downloadWholeStore(of:from:to:)`` leaves
+///    log, no registration, as ``ApplicationSyncManager/downloadWholeStore(of:from:to:configuration:)`` leaves
 ///    it) and renamed to the destination, which it never overwrites. On any failure nothing is
 ///    left at the destination.
 struct PointInTimeRestore: Sendable {
@@ -81,6 +81,9 @@ struct PointInTimeRestore: Sendable {
     let progress: @Sendable (SyncProgress) -> Void
 
     private var layout: DocumentLayout { application.layout.document(documentID) }
+    /// What the restored file is opened and checked with: the configuration of `schemaSource`,
+    /// the application's database, for its collations and functions (see ``SchemaFile``).
+    private var configuration: Configuration { schemaSource?.applicationConfiguration ?? Configuration() }
 
     func run() async throws -> RestoreReport {
         guard !FileManager.default.fileExists(atPath: destination.path) else {
@@ -117,7 +120,9 @@ struct PointInTimeRestore: Sendable {
         let working = destination.deletingLastPathComponent()
             .appendingPathComponent(".\(destination.lastPathComponent).restoring-\(UUID().uuidString)")
         defer { Self.removeDatabaseFiles(at: working) }
-        let downloader = WholeStoreDownloader(remote: application.remote, layout: layout, integrityKey: integrityKey, progress: progress)
+        let downloader = WholeStoreDownloader(
+            remote: application.remote, layout: layout, integrityKey: integrityKey, progress: progress, configuration: configuration
+        )
         let bases = try await RestoreBases.read(listing, remote: application.remote, layout: layout)
         let accepted = Set(bases.usable.map(\.unit).filter { includesUnit($0.name) }.map { "\($0.client)/\($0.name)" })
         var report = RestoreReport()
@@ -136,7 +141,7 @@ struct PointInTimeRestore: Sendable {
             guard bases.canReplayFromBeginning else { throw historyRemoved(bases.range(in: listing)) }
             try await writeEmptyDatabase(at: working, downloader: downloader)
         }
-        let database = try Self.local { try DatabaseQueue(path: working.path) }
+        let database = try Self.local { try SchemaFile.open(working, configuration: configuration) }
         do {
             let store = try Self.local { try LocalStore(writer: database) }
             if base != nil, let schemaSource {
@@ -192,11 +197,11 @@ struct PointInTimeRestore: Sendable {
             defer { Self.removeDatabaseFiles(at: snapshot) }
             try Self.local {
                 try schemaSource.snapshot(to: snapshot)
-                try LocalStore.writeEmptyDatabase(withSchemaOf: snapshot, to: url)
+                try LocalStore.writeEmptyDatabase(withSchemaOf: snapshot, to: url, configuration: configuration)
             }
         } else {
             let copied = try await downloader.withNewestUsable(from: nil) { _, store in
-                try Self.local { try LocalStore.writeEmptyDatabase(withSchemaOf: store, to: url) }
+                try Self.local { try LocalStore.writeEmptyDatabase(withSchemaOf: store, to: url, configuration: configuration) }
                 return true
             }
             guard copied == true else {

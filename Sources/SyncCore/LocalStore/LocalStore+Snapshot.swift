@@ -20,19 +20,17 @@ extension LocalStore {
             return try Self.syncedTables(in: db).filter(\.keyMayBeNull)
         }
         guard !tablesWithNullableKeys.isEmpty else { return }
-        try Self.removeRowsWithoutKey(of: tablesWithNullableKeys, fromCopyAt: url)
+        try Self.removeRowsWithoutKey(of: tablesWithNullableKeys, fromCopyAt: url, configuration: applicationConfiguration)
     }
 
     /// Deletes the rows whose key is NULL from a snapshot copy, with foreign keys off (nothing
-    /// cascades) and the app's triggers on (its indexes follow). The deletion is rolled back, and
-    /// the rows kept, when a trigger wrote a synced table because of it (the copy would differ from
-    /// this database where it counts) or failed (it may need a function only the app defines):
-    /// installing a whole store never takes such rows, and a client started from it keeps them as
-    /// its own local rows.
-    private static func removeRowsWithoutKey(of tables: [SyncedTable], fromCopyAt url: URL) throws {
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = false
-        let copy = try DatabaseQueue(path: url.path, configuration: configuration)
+    /// cascades), the app's triggers on and its `configuration` (its indexes follow, with its
+    /// collations and functions). The deletion is rolled back, and the rows kept, when a trigger
+    /// wrote a synced table because of it (the copy would differ from this database where it
+    /// counts) or failed: installing a whole store never takes such rows, and a client started
+    /// from it keeps them as its own local rows.
+    private static func removeRowsWithoutKey(of tables: [SyncedTable], fromCopyAt url: URL, configuration: Configuration) throws {
+        let copy = try SchemaFile.open(url, configuration: configuration, foreignKeys: false)
         defer { try? copy.close() }
         do {
             try copy.inTransaction { db in
@@ -82,8 +80,9 @@ extension LocalStore {
     /// made by their virtual table), and of RollingSync's tables only the configuration (synced
     /// tables, dropped and unsynced ones, the clock floor, the applied migrations). Point-in-time
     /// restore starts from such a file when it replays a document from its first change set.
-    static func writeEmptyDatabase(withSchemaOf source: URL, to destination: URL) throws {
-        let copy = try DatabaseQueue(path: destination.path)
+    /// `configuration` is the application's, for the collations and functions the schema uses.
+    static func writeEmptyDatabase(withSchemaOf source: URL, to destination: URL, configuration: Configuration) throws {
+        let copy = try SchemaFile.open(destination, configuration: configuration)
         do {
             try copy.writeWithoutTransaction { db in
                 try db.execute(sql: "ATTACH DATABASE ? AS source", arguments: [source.path])
@@ -111,7 +110,7 @@ extension LocalStore {
     }
 
     /// RollingSync's tables that hold configuration rather than history, kept by
-    /// ``writeEmptyDatabase(withSchemaOf:to:)``.
+    /// ``writeEmptyDatabase(withSchemaOf:to:configuration:)``.
     private static let configurationTables = [
         "\(LocalStoreSchema.prefix)state", "\(LocalStoreSchema.prefix)tables", "\(LocalStoreSchema.prefix)dropped_columns",
         "\(LocalStoreSchema.prefix)unsynced_tables", RollingSyncMigrator.table, "grdb_migrations",

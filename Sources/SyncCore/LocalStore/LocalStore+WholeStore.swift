@@ -5,23 +5,30 @@ extension LocalStore {
     /// Checks that the file at `url` is a readable RollingSync snapshot (SQLite `quick_check` and
     /// RollingSync's tables) and returns the identifiers of the change sets it contains (oldest
     /// first) and the number of unpushed changes in its change log.
-    /// The file is opened read-only and never changed.
-    /// - Throws: ``WholeStoreFileError`` or a GRDB `DatabaseError` saying why the file is refused.
-    package static func inspectSnapshot(at url: URL) throws -> (appliedSetIDs: [String], pendingChanges: Int) {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let snapshot = try DatabaseQueue(path: url.path, configuration: configuration)
+    /// The file is opened read-only with `configuration` (``SchemaFile/openReadOnly(_:configuration:)``)
+    /// and never changed.
+    /// - Parameter configuration: the application's GRDB configuration (``LocalStore/applicationConfiguration``),
+    ///   which defines the collations and functions its schema uses.
+    /// - Throws: ``MissingDefinitionError`` when the schema needs a collation or function
+    ///   `configuration` does not define; ``WholeStoreFileError`` or a GRDB `DatabaseError` saying
+    ///   why the file is refused.
+    package static func inspectSnapshot(
+        at url: URL, configuration: Configuration
+    ) throws -> (appliedSetIDs: [String], pendingChanges: Int) {
+        let snapshot = try SchemaFile.openReadOnly(url, configuration: configuration)
         defer { try? snapshot.close() }
-        return try snapshot.read { db in
-            let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
-            guard check == ["ok"] else {
-                throw WholeStoreFileError(reason: "SQLite reports damage: \(check.prefix(3).joined(separator: "; "))")
+        return try MissingDefinitionError.translating {
+            try snapshot.read { db in
+                let check = try String.fetchAll(db, sql: "PRAGMA quick_check")
+                guard check == ["ok"] else {
+                    throw WholeStoreFileError(reason: "SQLite reports damage: \(check.prefix(3).joined(separator: "; "))")
+                }
+                for table in ["rollingsync_state", "rollingsync_tables", "rollingsync_applied_sets", "rollingsync_changes"] where try !db.tableExists(table) {
+                    throw WholeStoreFileError(reason: "it has no table \(table); it is not a RollingSync store")
+                }
+                let ids = try String.fetchAll(db, sql: "SELECT set_id FROM rollingsync_applied_sets ORDER BY maximum_clock, set_id")
+                return (ids, try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_changes") ?? 0)
             }
-            for table in ["rollingsync_state", "rollingsync_tables", "rollingsync_applied_sets", "rollingsync_changes"] where try !db.tableExists(table) {
-                throw WholeStoreFileError(reason: "it has no table \(table); it is not a RollingSync store")
-            }
-            let ids = try String.fetchAll(db, sql: "SELECT set_id FROM rollingsync_applied_sets ORDER BY maximum_clock, set_id")
-            return (ids, try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_changes") ?? 0)
         }
     }
 
@@ -45,7 +52,7 @@ extension LocalStore {
     /// 5. `inSameTransaction` runs (callers clear their own bookkeeping there).
     ///
     /// Tables that are not registered for sync are left alone. Validate the file first with
-    /// ``inspectSnapshot(at:)``.
+    /// ``inspectSnapshot(at:configuration:)``.
     /// A store written with an older schema installs: the columns (and tables) it lacks keep their
     /// local values. A store written with a newer one (a synced table or a column this database
     /// lacks) is refused with ``LocalStoreError/Code/upgradeRequired`` before anything

@@ -26,6 +26,11 @@ public final class LocalStore: Sendable {
     /// The database connection (queue or pool) shared with the application.
     package let writer: any DatabaseWriter
 
+    /// The application's GRDB configuration, which files of this database's schema (snapshots,
+    /// downloaded whole stores) are opened with, so that they know its collations and functions
+    /// (``SchemaFile``).
+    package var applicationConfiguration: Configuration { writer.configuration }
+
     /// Where ``perform(_:)`` runs the blocking calls of async callers: one serial queue per store.
     private let blockingCalls = DispatchQueue(label: "rollingsync.localstore")
 

@@ -48,7 +48,7 @@ extension ApplicationSyncManager {
     /// not contain (see ``RestorePoint`` for what a point includes), applied as a sync applies
     /// them. A point is a cut by clock: a set an offline client pushed later, with older clocks,
     /// belongs to the moments its changes were made at. The file is an unbound
-    /// database like one from ``downloadWholeStore(of:from:to:)``: open a ``LocalStore`` on it to
+    /// database like one from ``downloadWholeStore(of:from:to:configuration:)``: open a ``LocalStore`` on it to
     /// read it, or sync it as a new client.
     ///
     /// When no whole store is old enough and no history left the directories (see
@@ -64,7 +64,8 @@ extension ApplicationSyncManager {
     ///   - progress: receives the phases of the downloads and of the replay.
     ///   - schemaSource: a database of the application whose schema the restore uses (for a
     ///     replay from the beginning, and to bring an older whole store up to date); its data is
-    ///     not read.
+    ///     not read. Its GRDB configuration is the one the restored file is opened with, so a
+    ///     schema with the application's own collations or SQL functions needs it.
     /// - Throws: ``SyncError/Code/historyMissing`` when history the point needs was removed (by a
     ///   vacuum, or with its client; the message names the earliest restorable moment),
     ///   ``SyncError/Code/upgradeRequired`` if a set needs a column no schema at hand has, ``SyncError/Code/notFound`` for an

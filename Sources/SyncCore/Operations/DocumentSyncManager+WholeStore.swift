@@ -79,7 +79,7 @@ extension DocumentSyncManager {
         let installed = try await WholeStoreDownloader(
             remote: remote, layout: application.layout.document(documentID), integrityKey: integrityKey,
             resolver: delegate.conflictResolver,
-            progress: { [broadcaster] in broadcaster.send($0) }
+            progress: { [broadcaster] in broadcaster.send($0) }, configuration: localStore.applicationConfiguration
         ).installNewest(from: client, into: localStore)
         if let installed {
             self.application.logger.debug("whole store installed", metadata: [
@@ -111,7 +111,7 @@ extension DocumentSyncManager {
             (clock, contents) = try await localStore.perform {
                 let clock = max(try localStore.currentClock(), now)
                 try localStore.snapshot(to: snapshot)
-                return (clock, try LocalStore.inspectSnapshot(at: snapshot))
+                return (clock, try LocalStore.inspectSnapshot(at: snapshot, configuration: localStore.applicationConfiguration))
             }
         } catch {
             throw SyncError(.local, "cannot take a snapshot of the local database: \(error)", underlying: error)

@@ -15,7 +15,9 @@ import RemoteProtocol
 ///    for the next older usable one, and so is one written with a newer schema than the local one
 ///    (a synced table or column this database lacks); if none is left, the first failure is thrown
 ///    (``SyncError/Code/corruptRemoteData`` or ``SyncError/Code/upgradeRequired``) and the local
-///    database is untouched.
+///    database is untouched. The store is read with the application's ``configuration``; a schema
+///    that needs a collation or function it lacks stops the download with
+///    ``SyncError/Code/local`` (every unit would fail alike, and none is known to be damaged).
 /// 3. **Install** with ``LocalStore/installWholeStore(at:resolver:inSameTransaction:)`` (one
 ///    transaction, unpushed changes merged with their original clocks), clearing the record of an outgoing set in the same
 ///    transaction (its changes are pending again) and recording that the next sync must also
@@ -33,6 +35,10 @@ struct WholeStoreDownloader: Sendable {
     var resolver: ConflictResolver = .lastWriterWins
     /// Receives the download's progress events.
     var progress: @Sendable (SyncProgress) -> Void = { _ in }
+    /// The application's GRDB configuration, which downloaded stores are checked with (its
+    /// collations and functions, see ``SchemaFile``); SQLite's defaults when there is no
+    /// application database at hand.
+    var configuration = Configuration()
 
     /// Installs the newest usable unit of `client` (of any client when `nil`) into `localStore`.
     /// - Returns: `nil` when there is no usable unit at all.
@@ -86,6 +92,9 @@ struct WholeStoreDownloader: Sendable {
 
     /// Downloads and verifies a unit's store; `nil` if the unit is not usable (stale key or
     /// missing vacuumed history).
+    /// - Throws: ``SyncError/Code/corruptRemoteData`` for a damaged unit;
+    ///   ``SyncError/Code/local`` (with a ``MissingDefinitionError``) when its schema needs a
+    ///   collation or function ``configuration`` does not define.
     func fetchIfUsable(
         _ unit: WholeStoreCatalog.Unit, markers: [SyncIdentifier: ChangeSetName], catalog: WholeStoreCatalog
     ) async throws -> LocalScratchFile? {
@@ -122,12 +131,16 @@ struct WholeStoreDownloader: Sendable {
                 guard try FileDigest.describe(store.url) == manifest.uncompressedStore else {
                     throw WholeStoreFileError(reason: "the expanded store does not match its manifest")
                 }
-                let inspected = try LocalStore.inspectSnapshot(at: store.url)
+                let inspected = try LocalStore.inspectSnapshot(at: store.url, configuration: configuration)
                 guard Set(inspected.appliedSetIDs) == contained else {
                     throw WholeStoreFileError(reason: "its applied change sets differ from its index")
                 }
             }
             return store
+        } catch let error as MissingDefinitionError {
+            // Every unit would fail alike, and the store is not known to be damaged.
+            store.remove()
+            throw SyncError(.local, "whole store \(unit.name) of \(unit.client) cannot be checked here: \(error)", underlying: error)
         } catch {
             store.remove()
             throw SyncError(.corruptRemoteData, "whole store \(unit.name) of \(unit.client) is unusable: \(error)", underlying: error)
