@@ -18,7 +18,32 @@ extension Statement {
     /// The statement must have exactly `values.count` parameters, none named, and its last
     /// execution must not have failed (GRDB cannot reset such a statement: prepare a new one).
     func execute(binding values: [DatabaseValue]) throws {
-        // Resets, clears the bindings and marks them valid, so `execute()` keeps the ones below.
+        try bind(values)
+        try execute()
+    }
+
+    /// The values of the first row the query returns with `values` bound to its parameters in
+    /// order (`nil` when it returns none), read without building GRDB rows or cursors, which cost
+    /// more than the lookup itself. The statement is reset afterwards, even when the step failed.
+    /// Only for queries: the step bypasses GRDB, which would tell its observers of a write.
+    /// - Throws: a `DatabaseError` when binding or the step fails.
+    func fetchFirstRow(binding values: [DatabaseValue]) throws -> [DatabaseValue]? {
+        try bind(values)
+        defer { sqlite3_reset(sqliteStatement) }
+        switch sqlite3_step(sqliteStatement) {
+        case SQLITE_ROW:
+            return (0..<sqlite3_column_count(sqliteStatement)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
+        case SQLITE_DONE:
+            return nil
+        case let code:
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(sqliteStatement))), sql: sql)
+        }
+    }
+
+    /// Resets the statement (GRDB's reset, which the last execution must not have failed),
+    /// clears its bindings and binds `values` to its parameters in order, marking them valid for
+    /// GRDB's `execute()`.
+    private func bind(_ values: [DatabaseValue]) throws {
         setUncheckedArguments(StatementArguments())
         for (index, value) in zip(CInt(1)..., values) {
             let code = value.bind(to: sqliteStatement, at: index)
@@ -26,6 +51,5 @@ extension Statement {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind parameter \(index)", sql: sql)
             }
         }
-        try execute()
     }
 }
