@@ -49,6 +49,8 @@ struct ChangeSetApplier {
     private(set) var report: ApplyReport
     /// Prepared statements by purpose, table and columns, so that no SQL is built per change.
     private var statements: [StatementKey: Statement] = [:]
+    /// The identity claims' prepared statements, by table id (see ``RowIdentity``).
+    private var claimStatements: [Int64: RowIdentity.ClaimStatements] = [:]
     /// Cell-clock records not written yet, four arguments per record (see ``recordCellClocks``).
     private var cellClockArguments: [DatabaseValue] = []
     /// The schema's references, settled by ``finish()``.
@@ -371,7 +373,16 @@ struct ChangeSetApplier {
             throw ChangeSetFormatError(.malformed("a row of \(table.name) is not named by a global identity"))
         }
         var moves: [(Int64, Int64)] = []
-        let claim = try RowIdentity.claim(global, in: table, db: db) { from, to in moves.append((from, to)) }
+        let statements = try claimStatements[table.id] ?? RowIdentity.ClaimStatements(table: table, db: db)
+        let claim: RowIdentity.Claim
+        do {
+            claim = try RowIdentity.claim(global, in: table, using: statements, db: db) { from, to in moves.append((from, to)) }
+            claimStatements[table.id] = statements
+        } catch {
+            // A failed statement repeats its error when reset for the next use: prepare anew.
+            claimStatements[table.id] = nil
+            throw error
+        }
         for (from, to) in moves { try moveReferences(to: table, from: from, to: to) }
         return claim.exists ? nil : [claim.localID.databaseValue]
     }

@@ -15,11 +15,11 @@ import GRDB
 /// - **A row from another client** takes its preferred id where no row and no reserved identity
 ///   has it here, and the next free id otherwise (above every id in the table, in the identity
 ///   map and in `sqlite_sequence`, so `AUTOINCREMENT` never hands out an id twice: SQLite raises
-///   the sequence past an explicit id itself). See ``claim(_:in:db:moveReferences:)``.
+///   the sequence past an explicit id itself). See ``claim(_:in:using:db:moveReferences:)``.
 /// - **A reference to a row not known here yet** (a child set that arrived before its parent's)
 ///   reserves the identity under a negative id, which SQLite never hands out; the child holds it
 ///   until the parent arrives, takes its real id, and the references follow (see
-///   ``claim(_:in:db:moveReferences:)``).
+///   ``claim(_:in:using:db:moveReferences:)``).
 /// - **A deleted row** keeps its identity, marked deleted, so the references it left and the
 ///   children deleted with it are still named by it; a later row that takes the same id replaces
 ///   it.
@@ -213,7 +213,7 @@ enum RowIdentity {
 
     /// The id a global identity prefers: the local id its row had where it was created.
     static func preferredID(of global: String) -> Int64? {
-        global.split(separator: "@", maxSplits: 1).first.flatMap { Int64($0) }
+        global.firstIndex(of: "@").flatMap { Int64(global[..<$0]) }
     }
 
     // MARK: Applying
@@ -249,33 +249,51 @@ enum RowIdentity {
         var exists: Bool
     }
 
+    /// The statements of ``claim(_:in:using:db:moveReferences:)`` for one table, prepared once
+    /// per apply rather than built for every row.
+    struct ClaimStatements {
+        /// What is known of a row (`?2`), whether its row is present, and whether its preferred
+        /// id (`?3`) is free: columns local, status, present, preferredIsFree.
+        fileprivate let probe: Statement
+        fileprivate let forget: Statement
+        fileprivate let record: Statement
+
+        init(table: SyncedTable, db: Database) throws {
+            let key = table.keyColumns[0].sqlIdentifier
+            probe = try db.makeStatement(sql: """
+                SELECT i.rollingsync_local, i.rollingsync_status,
+                    EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = i.rollingsync_local),
+                    \(isFreeCondition(id: "?3", global: "?2", table: table))
+                FROM (SELECT 1) LEFT JOIN rollingsync_identities AS i ON i.rollingsync_table = ?1 AND i.rollingsync_global = ?2
+                """)
+            forget = try db.makeStatement(sql: "DELETE FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?")
+            // A deleted identity may hold the id: the new one replaces it.
+            record = try db.makeStatement(sql: """
+                INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, \(live))
+                ON CONFLICT (rollingsync_table, rollingsync_local) DO UPDATE SET rollingsync_global = excluded.rollingsync_global, rollingsync_status = \(live)
+                """)
+        }
+    }
+
     /// Finds or makes the local id of the row `global` of `table` (see the type's rules) and
     /// records it live, before the row is written (so the app-trigger guard and the key lookups
     /// find it); ``release(_:in:db:)`` undoes that when the write does not happen. When the
     /// identity was reserved for references that arrived first, `moveReferences(reserved, localID)`
     /// runs before the identity moves, so it can rewrite them while they still name the row.
     static func claim(
-        _ global: String, in table: SyncedTable, db: Database, moveReferences: (Int64, Int64) throws -> Void
+        _ global: String, in table: SyncedTable, using statements: ClaimStatements, db: Database,
+        moveReferences: (Int64, Int64) throws -> Void
     ) throws -> Claim {
-        let key = table.keyColumns[0].sqlIdentifier
         let preferred = preferredID(of: global)
         // One statement for the common case: what is known of the row, and whether its preferred id is free.
-        let probe = try Row.fetchOne(
-            db.cachedStatement(sql: """
-                SELECT i.rollingsync_local AS local, i.rollingsync_status AS status,
-                    EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = i.rollingsync_local) AS present,
-                    \(isFreeCondition(id: "?3", global: "?2", table: table)) AS preferredIsFree
-                FROM (SELECT 1) LEFT JOIN rollingsync_identities AS i ON i.rollingsync_table = ?1 AND i.rollingsync_global = ?2
-                """),
-            arguments: [table.id, global, preferred]
-        )
-        let known = (probe?["status"] as Int?) == nil ? nil : probe
+        let probe = try statements.probe.fetchFirstRow(binding: [table.id.databaseValue, global.databaseValue, preferred.databaseValue]) ?? []
+        let known = probe.count == 4 ? Int.fromDatabaseValue(probe[1]).map { (local: Int64.fromDatabaseValue(probe[0]) ?? 0, status: $0) } : nil
         // A live identity whose row is gone (removed by a `REPLACE` that fired no trigger) is a deleted one.
-        if let known, known["status"] as Int == live, known["present"] as Bool {
-            return Claim(localID: known["local"], exists: true)
+        if let known, known.status == live, Bool.fromDatabaseValue(probe[2]) == true {
+            return Claim(localID: known.local, exists: true)
         }
-        let former: Int64? = known.flatMap { $0["status"] as Int == reserved ? nil : $0["local"] }
-        let preferredIsFree = preferred != nil && (probe?["preferredIsFree"] as Bool? ?? false)
+        let former: Int64? = known.flatMap { $0.status == reserved ? nil : $0.local }
+        let preferredIsFree = preferred != nil && probe.count == 4 && Bool.fromDatabaseValue(probe[3]) == true
         let formerIsFree = try former.map { $0 == preferred ? preferredIsFree : try isFree($0, for: global, in: table, db: db) } ?? false
         let localID: Int64
         if let former, formerIsFree {
@@ -285,18 +303,13 @@ enum RowIdentity {
         } else {
             localID = try nextFreeID(in: table, db: db)
         }
-        if let known, known["status"] as Int == reserved {
-            try moveReferences(known["local"], localID)
+        if let known, known.status == reserved {
+            try moveReferences(known.local, localID)
         }
         if known != nil {
-            try db.cachedStatement(sql: "DELETE FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?")
-                .execute(arguments: [table.id, global])
+            try statements.forget.execute(binding: [table.id.databaseValue, global.databaseValue])
         }
-        // A deleted identity may hold the id: the new one replaces it.
-        try db.cachedStatement(sql: """
-            INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, \(live))
-            ON CONFLICT (rollingsync_table, rollingsync_local) DO UPDATE SET rollingsync_global = excluded.rollingsync_global, rollingsync_status = \(live)
-            """).execute(arguments: [table.id, localID, global])
+        try statements.record.execute(binding: [table.id.databaseValue, localID.databaseValue, global.databaseValue])
         return Claim(localID: localID, exists: false)
     }
 
