@@ -137,14 +137,22 @@ struct ReferenceSettlement {
         let insert = try db.makeStatement(
             sql: "INSERT OR IGNORE INTO temp.rollingsync_scope (\(columns)) VALUES (\(Array(repeating: "?", count: 3 + componentColumns.count).joined(separator: ", ")))"
         )
+        let width = componentColumns.count
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(3 + width)
         for (kind, rows) in [(0, touched), (1, deleted)] {
             for (table, keys) in rows {
-                let tableKey = synced[table.lowercased()]?.key
+                let name = table.lowercased()
+                let tableKey = synced[name]?.key
+                let prefix = [kind.databaseValue, name.databaseValue]
                 for key in keys {
+                    values.removeAll(keepingCapacity: true)
+                    values += prefix
+                    values.append(key)
                     // A composite key's values too, so its rows are found through their key's index.
-                    var components = try tableKey.map { $0.isComposite ? try $0.components(of: key) : [] } ?? []
-                    components += Array(repeating: DatabaseValue.null, count: componentColumns.count - components.count)
-                    try insert.execute(arguments: StatementArguments(values: [kind.databaseValue, table.lowercased().databaseValue, key] + components))
+                    if let tableKey, tableKey.isComposite { values += try tableKey.components(of: key) }
+                    values += repeatElement(DatabaseValue.null, count: 3 + width - values.count)
+                    try insert.execute(binding: values)
                 }
             }
         }

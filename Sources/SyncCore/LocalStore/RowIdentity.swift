@@ -224,11 +224,10 @@ enum RowIdentity {
     /// value (NULL, an id that named no row where it was written) is kept as it is.
     static func localValue(of value: DatabaseValue, in table: SyncedTable, db: Database, reserving: Bool = true) throws -> DatabaseValue {
         guard case .string(let global) = value.storage else { return value }
-        if let local = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT rollingsync_local FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?"),
-            arguments: [table.id, global]
-        ) {
-            return local.databaseValue
+        if let local = try db.cachedStatement(sql: "SELECT rollingsync_local FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_global = ?")
+            .fetchFirstRow(binding: [table.id.databaseValue, value])?.first
+        {
+            return local
         }
         guard reserving else { return value }
         let lowest = min(try lowest(in: table, db: db), 0)
