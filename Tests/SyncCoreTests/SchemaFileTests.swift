@@ -52,25 +52,47 @@ struct SchemaFileTests {
         }
     }
 
-    @Test("a read-only open uses the app's definitions, and falls back to SQLite's defaults when its setup writes")
+    @Test("an open for reading uses the app's definitions, also when its setup cannot run read-only")
     func readOnlyOpen() throws {
         let directory = try TemporaryDirectory()
         let url = try Self.file(in: directory)
         var configuration = Configuration()
         configuration.prepareDatabase(Self.define)
-        let reader = try SchemaFile.openReadOnly(url, configuration: configuration)
+        let reader = try SchemaFile.openForReading(url, configuration: configuration)
         #expect(try reader.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } == ["ok"])
         try reader.close()
 
-        // A setup that writes (an app that turns WAL on itself) cannot run on a read-only connection.
+        // A setup that writes (an app that turns WAL on itself) cannot run on a read-only
+        // connection: the private copy is opened for writing, with the definitions.
         var writing = configuration
         writing.prepareDatabase { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
-        let fallback = try SchemaFile.openReadOnly(url, configuration: writing)
-        #expect(try fallback.read { db in try String.fetchOne(db, sql: "SELECT name FROM t") } == "Name")
-        #expect(throws: MissingDefinitionError.self) {
-            try MissingDefinitionError.translating { try fallback.read { db in try Row.fetchAll(db, sql: "SELECT * FROM t ORDER BY title") } }
+        #expect(throws: DatabaseError.self) {
+            var readOnly = writing
+            readOnly.readonly = true
+            _ = try DatabaseQueue(path: url.path, configuration: readOnly)
         }
+        let fallback = try SchemaFile.openForReading(url, configuration: writing)
+        #expect(try fallback.read { db in try String.fetchAll(db, sql: "SELECT title FROM t ORDER BY title") } == ["Title"])
         try fallback.close()
-        #expect(try Data(contentsOf: url)[18] == 1, "the file is still in rollback-journal mode")
+
+        // A setup that fails whatever the connection: its own error, not another one.
+        struct KeychainLocked: Error {}
+        var failing = configuration
+        failing.prepareDatabase { _ in throw KeychainLocked() }
+        #expect(throws: KeychainLocked.self) { try SchemaFile.openForReading(url, configuration: failing) }
+    }
+
+    @Test("a writable open keeps foreign keys off when asked, even if the app's setup turns them on")
+    func foreignKeysStayOff() throws {
+        let directory = try TemporaryDirectory()
+        let url = try Self.file(in: directory)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            Self.define(db)
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+        let copy = try SchemaFile.open(url, configuration: configuration, foreignKeys: false)
+        #expect(try copy.read { db in try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") } == false)
+        try copy.close()
     }
 }

@@ -27,12 +27,12 @@ extension LocalStore {
     /// cascades), the app's triggers on and its `configuration` (its indexes follow, with its
     /// collations and functions). The deletion is rolled back, and the rows kept, when a trigger
     /// wrote a synced table because of it (the copy would differ from this database where it
-    /// counts) or failed: installing a whole store never takes such rows, and a client started
-    /// from it keeps them as its own local rows.
+    /// counts) or failed (or the copy could not be opened): installing a whole store never takes
+    /// such rows, and a client started from it keeps them as its own local rows.
     private static func removeRowsWithoutKey(of tables: [SyncedTable], fromCopyAt url: URL, configuration: Configuration) throws {
-        let copy = try SchemaFile.open(url, configuration: configuration, foreignKeys: false)
-        defer { try? copy.close() }
         do {
+            let copy = try SchemaFile.open(url, configuration: configuration, foreignKeys: false)
+            defer { try? copy.close() }
             try copy.inTransaction { db in
                 let logged = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_changes") ?? 0
                 for table in tables {

@@ -5,7 +5,7 @@ extension LocalStore {
     /// Checks that the file at `url` is a readable RollingSync snapshot (SQLite `quick_check` and
     /// RollingSync's tables) and returns the identifiers of the change sets it contains (oldest
     /// first) and the number of unpushed changes in its change log.
-    /// The file is opened read-only with `configuration` (``SchemaFile/openReadOnly(_:configuration:)``)
+    /// The file is opened read-only with `configuration` (``SchemaFile/openForReading(_:configuration:)``)
     /// and never changed.
     /// - Parameter configuration: the application's GRDB configuration (``LocalStore/applicationConfiguration``),
     ///   which defines the collations and functions its schema uses.
@@ -15,7 +15,7 @@ extension LocalStore {
     package static func inspectSnapshot(
         at url: URL, configuration: Configuration
     ) throws -> (appliedSetIDs: [String], pendingChanges: Int) {
-        let snapshot = try SchemaFile.openReadOnly(url, configuration: configuration)
+        let snapshot = try SchemaFile.openForReading(url, configuration: configuration)
         defer { try? snapshot.close() }
         return try MissingDefinitionError.translating {
             try snapshot.read { db in

@@ -8,30 +8,35 @@ import GRDB
 /// collation it does not know, nor write one whose index uses an unknown function
 /// (``MissingDefinitionError``).
 package enum SchemaFile {
-    /// Opens `url` read-only with `configuration` (its `readonly` is set). When that configuration
-    /// cannot open a read-only connection (its `prepareDatabase` writes, e.g.
-    /// `PRAGMA journal_mode = WAL`), the file is opened with SQLite's defaults instead: a schema
-    /// that needs the application's definitions then fails with ``MissingDefinitionError``.
-    package static func openReadOnly(_ url: URL, configuration: Configuration) throws -> DatabaseQueue {
+    /// Opens `url`, for reading only, with `configuration`: read-only (its `readonly` set). When
+    /// the application's setup cannot run on a read-only connection (its `prepareDatabase` writes,
+    /// e.g. `PRAGMA journal_mode = WAL`), the file, a private copy, is opened for writing with
+    /// the same configuration; the setup may then change its journal mode, and the caller must
+    /// only read (GRDB's own reads reset `PRAGMA query_only`, so it cannot guard this). When that
+    /// fails too, the first error is thrown.
+    package static func openForReading(_ url: URL, configuration: Configuration) throws -> DatabaseQueue {
         var readOnly = configuration
         readOnly.readonly = true
         do {
             return try DatabaseQueue(path: url.path, configuration: readOnly)
-        } catch is DatabaseError {
-            var plain = Configuration()
-            plain.readonly = true
-            return try DatabaseQueue(path: url.path, configuration: plain)
+        } catch {
+            guard let writable = try? open(url, configuration: configuration) else { throw error }
+            return writable
         }
     }
 
-    /// Opens `url` for writing with `configuration`, foreign keys off when `foreignKeys` is false.
-    /// The file keeps its journal mode (GRDB's `journalMode = .wal` is not applied): a snapshot
-    /// is uploaded as the single file `VACUUM INTO` wrote.
+    /// Opens `url` for writing with `configuration`, foreign keys off when `foreignKeys` is false
+    /// (also when the application's setup turns them on). GRDB's `journalMode = .wal` is not
+    /// applied, so a snapshot stays the single file `VACUUM INTO` wrote, unless the application's
+    /// own `prepareDatabase` changes the journal mode.
     package static func open(_ url: URL, configuration: Configuration, foreignKeys: Bool = true) throws -> DatabaseQueue {
         var writable = configuration
         writable.readonly = false
         writable.journalMode = .default
-        if !foreignKeys { writable.foreignKeysEnabled = false }
+        if !foreignKeys {
+            writable.foreignKeysEnabled = false
+            writable.prepareDatabase { db in try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+        }
         return try DatabaseQueue(path: url.path, configuration: writable)
     }
 }
