@@ -58,9 +58,10 @@ struct ChangeCaptureTests {
         #expect(changes.first?.columns.first?.value == "back".databaseValue)
     }
 
-    @Test("edits of columns whose names hold commas, digits and any Unicode are pushed whole, each with its newest clock")
+    @Test("edits of columns whose names hold commas, digits, quotes and any Unicode are pushed whole, each with its newest clock")
     func editsOfOddlyNamedColumns() throws {
-        let names = ["1,2,3", ",", "a,10,b", "Grüße 👋 \u{1F1EB}\u{1F1F7}", "x\ny"]
+        // A quote followed by a combining mark is one Character to Swift, but still a quote to SQLite.
+        let names = ["1,2,3", ",", "a,10,b", "Grüße 👋 \u{1F1EB}\u{1F1F7}", "x\ny", "say \"hi\"", "it's", "q\"\u{301}x", "q'\u{301}y"]
         let database = try TemporaryDatabase(
             schema: "CREATE TABLE odd (id TEXT PRIMARY KEY NOT NULL, \(names.map { "\($0.sqlIdentifier) INTEGER" }.joined(separator: ", ")))",
             tables: ["odd"]

@@ -106,7 +106,7 @@ enum ChangeLog {
     /// SQL expression `key` (`new.id`), naming `column` for an update; with `onlyWhen` (the key is
     /// present, where it may be NULL), none when that condition is false.
     static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?, onlyWhen condition: String?) -> String {
-        let columnLiteral = column.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL"
+        let columnLiteral = column?.sqlLiteral ?? "NULL"
         let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral)"
         return """
             INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
