@@ -1,5 +1,4 @@
 import GRDB
-import GRDBSQLite
 
 /// Folds the change-log entries of one row into its net ``RowChange``, reading the row's current
 /// values from its table.
@@ -94,17 +93,6 @@ struct PendingChangeFolder {
     /// What the reader's statement selects for the row whose key values are `key`, or `nil` when
     /// there is no such row.
     private func currentValues(_ reader: TableReader, key: [DatabaseValue]) throws -> [DatabaseValue]? {
-        let statement = reader.statement
-        try statement.setArguments(StatementArguments(values: key))
-        let sqliteStatement = statement.sqliteStatement
-        defer { sqlite3_reset(sqliteStatement) }
-        switch sqlite3_step(sqliteStatement) {
-        case SQLITE_DONE:
-            return nil
-        case SQLITE_ROW:
-            return (0..<sqlite3_column_count(sqliteStatement)).map { DatabaseValue(sqliteStatement: sqliteStatement, index: $0) }
-        case let code:
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
-        }
+        try reader.statement.fetchFirstRow(binding: key)
     }
 }

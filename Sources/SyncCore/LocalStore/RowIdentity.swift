@@ -213,7 +213,7 @@ enum RowIdentity {
 
     /// The id a global identity prefers: the local id its row had where it was created.
     static func preferredID(of global: String) -> Int64? {
-        global.firstIndex(of: "@").flatMap { Int64(global[..<$0]) }
+        Int64(global[..<(global.firstIndex(of: "@") ?? global.endIndex)])
     }
 
     // MARK: Applying
