@@ -25,7 +25,14 @@ extension CommandLineError {
         case let error as LocalStoreError:
             self.init(.localDatabase, error.description, hint: Self.hint(for: error))
         case let error as DatabaseError:
-            self.init(.localDatabase, "the database failed: \(error.message ?? error.description)")
+            if let missing = MissingDefinitionError(error) {
+                self.init(
+                    .localDatabase, "the database's schema uses the \(missing.definition), which only the application that made it defines",
+                    hint: Self.missingDefinitionHint
+                )
+            } else {
+                self.init(.localDatabase, "the database failed: \(error.message ?? error.description)")
+            }
         default:
             return nil
         }
@@ -66,6 +73,8 @@ extension CommandLineError {
             return CommandLineError(.usage, error.message)
         case .busy:
             return CommandLineError(.remote, error.message, hint: "this passes: run again when the application writes less")
+        case .local where error.underlying is MissingDefinitionError || (error.underlying as? DatabaseError).flatMap(MissingDefinitionError.init) != nil:
+            return CommandLineError(.localDatabase, error.message, hint: missingDefinitionHint)
         case .local:
             return CommandLineError(.localDatabase, error.message, hint: (error.underlying as? LocalStoreError).flatMap(hint(for:)))
         case .remote:
@@ -78,13 +87,17 @@ extension CommandLineError {
         }
     }
 
+    /// What to do about a schema that needs an application's own collation or SQL function.
+    private static let missingDefinitionHint =
+        "rollsync cannot know an application's own definitions: sync this database through the RollingSync library in that application, whose GRDB configuration registers them"
+
     /// What to do about a local store's refusal.
     static func hint(for error: LocalStoreError) -> String? {
         switch error.code {
         case .noSuchTable:
             "if \(error.table) was dropped on purpose, stop syncing it with `rollsync tables remove \(error.table) --db FILE`"
         case .unsupportedTable:
-            "synced tables need a TEXT or BLOB primary key such as a UUID"
+            "`rollsync init --all-tables` syncs every table that can be synced and lists the others with the reason"
         case .unregisteredTable:
             "`rollsync tables --db FILE` lists the synced tables"
         case .keyChanged:

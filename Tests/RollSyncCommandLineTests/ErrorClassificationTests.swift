@@ -91,6 +91,31 @@ struct ErrorClassificationTests {
         #expect(busy.kind == .remote && busy.hint != nil)
     }
 
+    /// A schema that uses an application's own collation or function (SQLite's own error, and a
+    /// whole store refused for it) names what is missing and says where it can be synced.
+    @Test func missingDefinitionsNameWhatIsMissing() throws {
+        let scratch = try TemporaryDirectory()
+        let path = scratch.url.appendingPathComponent("app.sqlite").path
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in db.add(collation: DatabaseCollation("app") { $0 < $1 ? .orderedAscending : $0 > $1 ? .orderedDescending : .orderedSame }) }
+        let app = try DatabaseQueue(path: path, configuration: configuration)
+        try app.write { db in try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT); CREATE INDEX by_title ON notes (title COLLATE app)") }
+        try app.close()
+        let plain = try DatabaseQueue(path: path)
+        let sqliteError = try #require(throws: DatabaseError.self) { try plain.write { db in try db.execute(sql: "INSERT INTO notes VALUES ('a', 'b')") } }
+        let direct = try classify(sqliteError)
+        #expect(direct.kind == .localDatabase)
+        #expect(direct.message.contains("collation app"))
+        #expect(direct.hint?.contains("library") == true)
+        let missing = try #require(throws: MissingDefinitionError.self) {
+            try MissingDefinitionError.translating { try plain.write { db in try db.execute(sql: "INSERT INTO notes VALUES ('a', 'b')") } }
+        }
+        let refusedStore = try classify(SyncError(.local, "whole store u of c cannot be checked here", underlying: missing))
+        #expect(refusedStore.kind == .localDatabase && refusedStore.hint == direct.hint)
+        let failedRestore = try classify(SyncError(.local, "the restored database could not be written", underlying: sqliteError))
+        #expect(failedRestore.hint == direct.hint)
+    }
+
     /// Apps show `localizedDescription`: every public error type answers with its own sentence,
     /// never "The operation could not be completed".
     @Test func localizedDescriptionsAreTheErrorsOwnSentences() throws {
