@@ -20,7 +20,7 @@ final class PrivateMotoServer: Sendable {
             [try S3TestServer.variable("ROLLSYNC_TEST_MOTO_LAUNCHER"), "-H", "127.0.0.1", "-p", "\(port)"],
             environment: ["ROLLSYNC_MOTO_CONDITIONAL_CONFLICTS": "always"]
         )
-        try await waitUntil { LoopbackPort.acceptsConnections(self.port) }
+        try await waitUntil("the private moto listens on port \(port)") { LoopbackPort.acceptsConnections(self.port) }
         _ = try await S3TestServer.moto.awsCLI(["--endpoint-url", "http://127.0.0.1:\(port)", "s3api", "create-bucket", "--bucket", "private-test"])
     }
 

@@ -38,9 +38,12 @@ struct S3RemoteStoreTests {
         await store.close()
     }
 
-    /// A store on the shared server's `prefix` that uploads files above `threshold` in 5 MiB parts.
-    private func multipartStore(on server: S3TestServer, prefix: String, threshold: Int64, partConcurrency: Int = 4) throws -> S3RemoteStore {
-        var configuration = try S3RemoteStore.Configuration(server.configuration(prefix: prefix))
+    /// A store on the shared server's `prefix` that uploads files above `threshold` in 5 MiB parts,
+    /// with `settings` added to the test user's.
+    private func multipartStore(
+        on server: S3TestServer, prefix: String, threshold: Int64, partConcurrency: Int = 4, settings: [String: String] = [:]
+    ) throws -> S3RemoteStore {
+        var configuration = try S3RemoteStore.Configuration(server.configuration(prefix: prefix, settings: settings))
         configuration.multipartThreshold = threshold
         configuration.partSize = 5 << 20
         configuration.partConcurrency = partConcurrency
@@ -107,15 +110,25 @@ struct S3RemoteStoreTests {
 
     @Test("a cancelled multipart upload is aborted: no parts are left, the previous file stays", arguments: S3TestServer.available())
     func cancelledMultipartUploadIsAborted(server: S3TestServer) async throws {
+        // The upload goes through a proxy that stalls the first connection to carry 3 MiB: the
+        // first part's, whether the server keeps connections alive (RGW) or closes each after its
+        // answer (moto). So the upload is cancelled while its multipart upload is certainly open,
+        // however fast the server; the abort then goes out on a fresh connection, forwarded.
+        let proxy = try FaultyTCPProxy(forwardingTo: try #require(URL(string: try server.endpoint())?.port))
+        defer { proxy.stop() }
         let prefix = "test-\(UUID().uuidString)"
-        let store = try multipartStore(on: server, prefix: prefix, threshold: 5 << 20, partConcurrency: 1)
+        let store = try multipartStore(
+            on: server, prefix: prefix, threshold: 5 << 20, partConcurrency: 1,
+            settings: ["endpoint": "http://127.0.0.1:\(proxy.port)", "connections": "1"]
+        )
         let scratch = try TemporaryDirectory(prefix: "s3-test")
         defer { scratch.remove() }
         let source = scratch.appending("source.bin")
         try LargeFile.write(source, bytes: 40 << 20, seed: 5)
+        proxy.inject(.stall(.clientBytes(3 << 20)), strikes: 1)
         try await store.write(Data("previous".utf8), to: "target")
         let upload = Task { try await store.upload(contentsOf: source, to: "target") }
-        try await waitUntil { try await !server.pendingMultipartUploads(prefix: prefix).isEmpty }
+        try await waitUntil("the multipart upload is open") { try await !server.pendingMultipartUploads(prefix: prefix).isEmpty }
         upload.cancel()
         let result = await upload.result
         #expect(throws: CancellationError.self) { try result.get() }
@@ -217,13 +230,4 @@ struct S3RemoteStoreTests {
         try await store.delete("large.bin")
         await store.close()
     }
-}
-
-/// Polls `condition` every 20 ms for at most 10 s.
-func waitUntil(_ condition: () async throws -> Bool) async throws {
-    for _ in 0..<500 {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(20))
-    }
-    throw TestServerMissing(variable: "(condition not met within 10 s)")
 }
