@@ -172,7 +172,7 @@ struct SFTPDroppedConnectionTests {
     /// a random byte or the task is cancelled, round after round on one store whose pool keeps
     /// reconnecting. Each round ends in success, cancellation or a retryable error, leaves only
     /// complete files, and the store works afterwards. Scripts/sanitizers.sh runs 300 rounds under
-    /// each sanitizer (`ROLLSYNC_SFTP_STRESS_ROUNDS`); other runs 20.
+    /// AddressSanitizer and 100 under ThreadSanitizer (`ROLLSYNC_SFTP_STRESS_ROUNDS`); other runs 20.
     @Test func pipelinedDownloadsCutOrCancelledOverAndOver() async throws {
         let rounds = Int(ProcessInfo.processInfo.environment["ROLLSYNC_SFTP_STRESS_ROUNDS"] ?? "") ?? 20
         let server = try SFTPTestServer.current()
