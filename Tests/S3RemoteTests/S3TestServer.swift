@@ -21,8 +21,10 @@ enum S3TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     /// The servers whose tests run: those configured, or all of them with
-    /// `ROLLSYNC_REQUIRE_TEST_SERVERS=1` (CI), where a missing server makes its tests fail.
+    /// `ROLLSYNC_REQUIRE_TEST_SERVERS=1` (CI), where a missing server makes its tests fail. With
+    /// ``TestServerVariety/onePerBackend``, one of them: RGW if it is one.
     static func available(_ servers: [S3TestServer] = [.moto, .rgw]) -> [S3TestServer] {
+        let servers = TestServerVariety.onePerBackend ? [servers.contains(.rgw) ? .rgw : servers[0]] : servers
         let required = environment["ROLLSYNC_REQUIRE_TEST_SERVERS"] == "1"
         let running = servers.filter { required || environment[$0.urlVariable] != nil }
         for server in servers where !running.contains(server) {

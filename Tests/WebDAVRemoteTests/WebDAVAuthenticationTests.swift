@@ -7,7 +7,7 @@ import WebDAVRemote
 /// Credentials from every source, Basic and Digest, and refusals.
 @Suite(.enabled(if: WebDAVTestServer.enabled))
 struct WebDAVAuthenticationTests {
-    @Test(arguments: WebDAVTestServer.all)
+    @Test(arguments: WebDAVTestServer.tested)
     func wrongPasswordThrowsAuthenticationFailedWithoutLeakingIt(_ server: WebDAVTestServer) async throws {
         let configuration = try await server.freshConfiguration(password: "wrong-secret-xyz")
         let store = try WebDAVRemoteStore(configuration: configuration)

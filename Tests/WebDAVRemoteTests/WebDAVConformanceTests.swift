@@ -8,7 +8,7 @@ import WebDAVRemote
 /// pass is skipped with its written reason (``WebDAVTestServer/skippedChecks``).
 @Suite(.enabled(if: WebDAVTestServer.enabled))
 struct WebDAVConformanceTests {
-    @Test(arguments: WebDAVTestServer.all, RemoteStoreConformance.Check.allCases)
+    @Test(arguments: WebDAVTestServer.tested, RemoteStoreConformance.Check.allCases)
     func conformance(_ server: WebDAVTestServer, _ check: RemoteStoreConformance.Check) async throws {
         try await server.conformanceSuite().run(check)
     }

@@ -2,6 +2,7 @@ import Foundation
 import RemoteProtocol
 import RemoteStoreConformance
 import Testing
+import TestSupport
 import WebDAVRemote
 
 /// A real WebDAV server started by `Scripts/test-servers.sh`, found through the environment
@@ -51,6 +52,9 @@ struct WebDAVTestServer: Sendable, CustomTestStringConvertible {
     static let lighttpd = WebDAVTestServer(name: "lighttpd", urlVariable: "ROLLSYNC_TEST_WEBDAV_LIGHTTPD_URL")
     /// The servers the full contract suite runs against.
     static let all = [apache, wsgidav, nginx, lighttpd]
+    /// The servers the tests that run on each server use: ``all``, or Apache alone with
+    /// ``TestServerVariety/onePerBackend``.
+    static var tested: [WebDAVTestServer] { TestServerVariety.onePerBackend ? [apache] : all }
 
     private static var environment: [String: String] { ProcessInfo.processInfo.environment }
 
