@@ -537,4 +537,45 @@ struct ChangeSetApplyTests {
         #expect(try b.store.isApplied(setID: "refused") == false)
         #expect(try b.pendingChanges().count == 1, "the local edit is still pending")
     }
+
+    /// The records of applied clocks on a client whose sets are never late (one writer, always
+    /// ahead): folded once they are mostly repeats, so they follow the rows changed, not the edits;
+    /// the folded clocks still decide a late set.
+    @Test("applied clocks stay in proportion to the rows changed when the same rows are edited set after set")
+    func appliedClocksOfRepeatedEditsStayBounded() throws {
+        let client = try Self.makeClient()
+        let rows = 17_000
+        let keys = (0..<rows).map { String(format: "row-%05d", $0) }
+        let start = UInt64(Date().timeIntervalSince1970 * 1000)
+        func clock(_ set: Int) -> HLCTimestamp { HLCTimestamp(physicalMilliseconds: start + UInt64(set) * 1000) }
+        func records() throws -> (applied: Int, cells: Int) {
+            try client.pool.read { db in
+                (try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_clocks") ?? -1,
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_cell_clocks") ?? -1)
+            }
+        }
+        try client.store.applyChangeSet(at: Self.handMadeSet(keys.map {
+            RowChange(kind: .insert, table: "items", key: $0.databaseValue, clock: clock(0), columns: [.init(name: "name", value: "v0".databaseValue, clock: clock(0))])
+        }, clientID: "writer", in: client))
+        var counts: [Int] = [try records().applied]
+        for set in 1...4 {
+            // The last set leaves row 42 alone: its newest clock is then only in the folded ones.
+            try client.store.applyChangeSet(at: Self.handMadeSet(keys.filter { set < 4 || $0 != "row-00042" }.map {
+                RowChange(kind: .update, table: "items", key: $0.databaseValue, clock: clock(set), columns: [.init(name: "name", value: "v\(set)".databaseValue, clock: clock(set))])
+            }, clientID: "writer", in: client))
+            counts.append(try records().applied)
+        }
+        // 17,000 records per set; the third update takes them past 65,536 with 68,000 records for
+        // 17,000 rows, which folds them; the fourth appends its own.
+        #expect(counts == [rows, 2 * rows, 3 * rows, 0, rows - 1])
+        #expect(try records().cells == 2 * rows, "each row's creation clock and its name's")
+
+        // A late edit older than the folded clock loses; a newer one wins.
+        try client.store.applyChangeSet(at: Self.handMadeSet([
+            RowChange(kind: .update, table: "items", key: "row-00042".databaseValue, clock: clock(2), columns: [.init(name: "name", value: "stale".databaseValue, clock: clock(2))]),
+            RowChange(kind: .update, table: "items", key: "row-00043".databaseValue, clock: clock(9), columns: [.init(name: "name", value: "newer".databaseValue, clock: clock(9))]),
+        ], clientID: "late", in: client))
+        #expect(try client.pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM items WHERE id IN ('row-00042', 'row-00043') ORDER BY id") } == ["v3", "newer"])
+        #expect(try client.store.hasPendingChanges() == false)
+    }
 }

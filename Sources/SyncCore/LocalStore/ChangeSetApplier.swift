@@ -651,8 +651,9 @@ struct ChangeSetApplier {
     }
 
     /// Appends the clocks of a row's applied cells as one record (folded into the indexed cell clocks
-    /// by ``LocalStoreSchema/compactAppliedClocks(in:)`` when a late set needs them; a set never
-    /// holds the same row twice, so its own lookups do not need them). Records are written in
+    /// by ``LocalStoreSchema/compactAppliedClocks(in:)`` when a late set needs them, or when most
+    /// records are repeats; a set never holds the same row twice, so its own lookups do not need
+    /// them). Records are written in
     /// multi-row inserts of ``cellClockBatchSize`` rows; ``finish()`` writes the rest.
     private mutating func recordCellClocks(table: SyncedTable, key: DatabaseValue, clocks: [(String, HLCTimestamp)]) throws {
         var encoded: [UInt8] = []

@@ -140,6 +140,7 @@ extension LocalStore {
             arguments: [header.setID, header.databaseID, summary.changeCount, summary.maximumClock.databaseInteger]
         )
         let setNumber = db.lastInsertedRowID
+        let appliedClocksBefore = try LocalStoreSchema.appliedClockSpan(in: db)
         return try ChangeLog.withCaptureSuppressed(db) {
             var applier = try ChangeSetApplier(
                 db: db,
@@ -159,6 +160,7 @@ extension LocalStore {
                 guard reader.summary == summary else { throw ChangeSetFormatError(.malformed("the file changed while it was applied")) }
             }
             try applier.finish()
+            try LocalStoreSchema.foldAppliedClocksIfMostlyRepeats(spanBefore: appliedClocksBefore, in: db)
             try ChangeLog.observe(summary.maximumClock, in: db)
             return applier.report
         }

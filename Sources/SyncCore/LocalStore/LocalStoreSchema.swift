@@ -93,6 +93,44 @@ enum LocalStoreSchema {
         try db.execute(sql: "DELETE FROM rollingsync_applied_clocks")
     }
 
+    /// From how many appended clock records on an apply checks whether most of them are repeats
+    /// (``foldAppliedClocksIfMostlyRepeats(spanBefore:in:)``).
+    static let appliedClockCheckMinimum: Int64 = 1 << 16
+
+    /// An upper bound of the number of records in `rollingsync_applied_clocks`, from its `seq`
+    /// bounds, in two index lookups: records are appended with growing numbers and removed all
+    /// together, except those of a table removed from synchronization.
+    static func appliedClockSpan(in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM rollingsync_applied_clocks") ?? 0
+    }
+
+    /// Folds the appended clocks (``compactAppliedClocks(in:)``) when they hold more than two
+    /// records per row, so that a client whose sets are never late (it only receives, from one
+    /// writer that is always ahead of it) keeps records in proportion to the rows changed, not to
+    /// the edits applied.
+    ///
+    /// The exact count of distinct rows costs a sort of the records, so it is taken only when the
+    /// span (``appliedClockSpan(in:)``) passes a power of two from ``appliedClockCheckMinimum`` on,
+    /// and only when the set just applied, which names each row once, added fewer records than
+    /// were there before it (otherwise they cannot be mostly repeats). Between two checks the
+    /// records at most double, so they stay below about four per row changed (plus the minimum).
+    /// - Parameter before: the span before the set's records were appended.
+    static func foldAppliedClocksIfMostlyRepeats(spanBefore before: Int64, in db: Database) throws {
+        let after = try appliedClockSpan(in: db)
+        func bits(_ value: Int64) -> Int { Int64.bitWidth - value.leadingZeroBitCount }
+        guard after >= appliedClockCheckMinimum, bits(after) > bits(before), after - before < before else { return }
+        let counts = try Row.fetchOne(db, sql: """
+            SELECT count(*) AS records,
+                (SELECT count(*) FROM (SELECT DISTINCT table_id, row_key FROM rollingsync_applied_clocks)) AS rows
+            FROM rollingsync_applied_clocks
+            """)
+        let records: Int64 = counts?["records"] ?? 0
+        let rows: Int64 = counts?["rows"] ?? 0
+        if records > 2 * rows {
+            try compactAppliedClocks(in: db)
+        }
+    }
+
     /// The identifiers of ``migrator``'s migrations that releases before 2026-11-26 recorded in
     /// GRDB's `grdb_migrations`.
     static let formerGRDBIdentifiers: Set<String> = [
