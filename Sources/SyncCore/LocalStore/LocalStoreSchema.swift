@@ -20,8 +20,9 @@ import GRDB
 ///   ``rowClockColumn`` (the empty name) holds the clock of the row's last pushed or applied
 ///   insert, which wrote every column.
 /// - `rollingsync_applied_clocks`: cell clocks of applied remote updates, appended cheaply during
-///   an apply and folded into `rollingsync_cell_clocks` only when a late set needs them (see
-///   ``ChangeSetApplier``).
+///   an apply and folded into `rollingsync_cell_clocks` when a late set needs them (see
+///   ``ChangeSetApplier``), or when they are mostly repeats
+///   (``foldAppliedClocksIfMostlyRepeats(spanBefore:in:)``).
 /// - `rollingsync_tombstones`: deleted row keys, so late changes to a deleted row are ignored.
 /// - `rollingsync_applied_sets`: identifiers of the change sets already applied (or pushed), numbered.
 /// - `rollingsync_removed_rows`: the last values of every row a data rule removed (a reference to a
