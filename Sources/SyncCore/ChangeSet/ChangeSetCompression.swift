@@ -8,7 +8,7 @@ import Foundation
 /// | bytes | content |
 /// |---|---|
 /// | 4 | ASCII `RSCZ` |
-/// | 1 | method: `1` = zlib (RFC 1950, the system zlib at its default level) |
+/// | 1 | method: `1` = zlib (RFC 1950; written by the system zlib at level 4, any level reads) |
 /// | 8 | the size of the change set once expanded, unsigned little-endian |
 /// | … | the compressed stream, to the end of the file |
 ///
