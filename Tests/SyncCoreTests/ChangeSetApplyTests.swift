@@ -578,4 +578,26 @@ struct ChangeSetApplyTests {
         #expect(try client.pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM items WHERE id IN ('row-00042', 'row-00043') ORDER BY id") } == ["v3", "newer"])
         #expect(try client.store.hasPendingChanges() == false)
     }
+
+    /// Records that pass the check's threshold without being mostly repeats stay as they are: a
+    /// fold would turn each row's one record into a record per cell.
+    @Test("applied clocks of mostly distinct rows are not folded when they pass the check's threshold")
+    func appliedClocksOfDistinctRowsStay() throws {
+        let client = try Self.makeClient()
+        let keys = (0..<40_000).map { String(format: "row-%05d", $0) }
+        let clock = HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000))
+        try client.store.applyChangeSet(at: Self.handMadeSet(keys.map {
+            RowChange(kind: .insert, table: "items", key: $0.databaseValue, clock: clock, columns: [.init(name: "name", value: "v0".databaseValue, clock: clock)])
+        }, clientID: "writer", in: client))
+        // 30,000 updates take the records past 65,536: 70,000 records for 40,000 rows.
+        let later = HLCTimestamp(physicalMilliseconds: clock.physicalMilliseconds + 1000)
+        try client.store.applyChangeSet(at: Self.handMadeSet(keys.prefix(30_000).map {
+            RowChange(kind: .update, table: "items", key: $0.databaseValue, clock: later, columns: [.init(name: "name", value: "v1".databaseValue, clock: later)])
+        }, clientID: "writer", in: client))
+        let counts = try client.pool.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_clocks"), try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_cell_clocks"))
+        }
+        #expect(counts.0 == 70_000)
+        #expect(counts.1 == 0)
+    }
 }

@@ -99,10 +99,14 @@ enum LocalStoreSchema {
     static let appliedClockCheckMinimum: Int64 = 1 << 16
 
     /// An upper bound of the number of records in `rollingsync_applied_clocks`, from its `seq`
-    /// bounds, in two index lookups: records are appended with growing numbers and removed all
-    /// together, except those of a table removed from synchronization.
+    /// bounds, in two index lookups (each bound in a query of its own: SQLite answers a `min` or
+    /// `max` from the index only when it is a query's only aggregate, and scans the table
+    /// otherwise). Records are appended with growing numbers and removed all together, except
+    /// those of a table removed from synchronization, which only makes the bound larger.
     static func appliedClockSpan(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq) - min(seq) + 1, 0) FROM rollingsync_applied_clocks") ?? 0
+        try Int64.fetchOne(db, sql: """
+            SELECT coalesce((SELECT max(seq) FROM rollingsync_applied_clocks) - (SELECT min(seq) FROM rollingsync_applied_clocks) + 1, 0)
+            """) ?? 0
     }
 
     /// Folds the appended clocks (``compactAppliedClocks(in:)``) when they hold more than two
@@ -114,7 +118,8 @@ enum LocalStoreSchema {
     /// span (``appliedClockSpan(in:)``) passes a power of two from ``appliedClockCheckMinimum`` on,
     /// and only when the set just applied, which names each row once, added fewer records than
     /// were there before it (otherwise they cannot be mostly repeats). Between two checks the
-    /// records at most double, so they stay below about four per row changed (plus the minimum).
+    /// records at most double, so they stay below about four per row changed, plus the minimum and
+    /// the records of the last set (a check skipped because that set was large).
     /// - Parameter before: the span before the set's records were appended.
     static func foldAppliedClocksIfMostlyRepeats(spanBefore before: Int64, in db: Database) throws {
         let after = try appliedClockSpan(in: db)
