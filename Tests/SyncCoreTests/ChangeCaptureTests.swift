@@ -204,6 +204,69 @@ struct ChangeCaptureTests {
         #expect(inserted.columns.first { $0.name == "name" }?.value == "y".databaseValue)
     }
 
+    @Test("the log records the rowids of rows keyed otherwise, and a push whose rowids moved still reads each row by its key")
+    func loggedRowidsAreCheckedHints() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO items (rowid, id, name) VALUES (1, 'a', 'first'), (2, 'b', 'second'), (3, 'c', 'third')")
+            try db.execute(sql: "UPDATE items SET quantity = 7 WHERE id = 'c'")
+        }
+        let logged: [String] = try database.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT row_key, op, row_id FROM rollingsync_changes ORDER BY seq").map { row in
+                let (key, op, rowid): (String, Int, Int64) = (row[0], row[1], row[2])
+                return "\(key) \(op == Int(RowChange.Kind.insert.rawValue) ? "insert" : "update") \(rowid)"
+            }
+        }
+        #expect(logged == ["a insert 1", "b insert 2", "c insert 3", "c update 3"])
+        // Rowids change under the log (UPDATE … SET rowid fires no capture trigger; VACUUM may
+        // renumber): a's logged rowid now names b's row, b's names nothing, c's is gone.
+        try database.pool.write { db in
+            try db.execute(sql: "UPDATE items SET rowid = 20 WHERE id = 'b'")
+            try db.execute(sql: "UPDATE items SET rowid = 2 WHERE id = 'a'")
+            try db.execute(sql: "UPDATE items SET rowid = 1 WHERE id = 'b'")
+            try db.execute(sql: "DELETE FROM items WHERE id = 'c'")
+        }
+        let changes = try database.pendingChanges()
+        func name(_ key: String) -> DatabaseValue? {
+            changes.first { $0.key == key.databaseValue }?.columns.first { $0.name == "name" }?.value
+        }
+        #expect(name("a") == "first".databaseValue && name("b") == "second".databaseValue)
+        #expect(changes.first { $0.key == "c".databaseValue }?.kind == .delete)
+        #expect(changes.count == 3)
+    }
+
+    @Test("a table keyed by its rowid or WITHOUT ROWID logs no rowid")
+    func rowidsOnlyWhereTheKeyIsNotTheRowid() throws {
+        let database = try TemporaryDatabase(
+            schema: """
+                CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT);
+                CREATE TABLE tags (name TEXT PRIMARY KEY, color TEXT) WITHOUT ROWID;
+                CREATE TABLE links (a TEXT NOT NULL, b TEXT NOT NULL, weight REAL, PRIMARY KEY (a, b));
+                """,
+            tables: ["notes", "tags", "links"]
+        )
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO notes (title) VALUES ('n'); INSERT INTO tags VALUES ('t', 'red'); INSERT INTO links VALUES ('x', 'y', 1.5)")
+        }
+        let logged = try database.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT t.name, c.row_id FROM rollingsync_changes AS c JOIN rollingsync_tables AS t ON t.id = c.table_id ORDER BY t.name")
+                .map { "\($0[0] as String)=\(($0[1] as Int64?).map(String.init) ?? "NULL")" }
+        }
+        #expect(logged == ["links=1", "notes=NULL", "tags=NULL"])
+        #expect(try database.pendingChanges().count == 3)
+    }
+
+    @Test("the capture triggers' stored text is exactly what registration generates, so a schema check leaves them in place")
+    func storedTriggersMatchTheGeneratedOnes() throws {
+        let database = try TemporaryDatabase()
+        let version = { try database.pool.read { try Int.fetchOne($0, sql: "PRAGMA schema_version") } }
+        let before = try version()
+        // A schema change elsewhere makes the next check compare every synced table's triggers.
+        try database.pool.write { db in try db.execute(sql: "CREATE TABLE unrelated (x)") }
+        #expect(try database.store.refreshSchema() == [])
+        #expect(try version() == before.map { $0 + 1 }, "no trigger was dropped and created again")
+    }
+
     @Test("changes made after a set was written stay pending after markPushed")
     func markPushedKeepsLaterChanges() throws {
         let database = try TemporaryDatabase()

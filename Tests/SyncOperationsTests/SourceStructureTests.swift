@@ -31,8 +31,8 @@ struct SourceStructureTests {
         }
         #expect(migrations == [
             "rollingsync v1", "rollingsync v2: removed rows", "rollingsync v3: schema evolution", "rollingsync v4: row identities",
-            "rollingsync_registration", "rollingsync_registration own sets",
-        ], "the release's migrations moved to RollingSync's own table, and the new one ran")
+            "rollingsync v5: logged rowids", "rollingsync_registration", "rollingsync_registration own sets",
+        ], "the release's migrations moved to RollingSync's own table, and the new ones ran")
         #expect(grdbMigrations == ["rollsync-cli-v1"], "only the CLI's, until the CLI's own migrator moves it")
         #expect(try localStore.hasPendingChanges(), "the release's unpushed edits are kept")
         #expect(try localStore.registeredTableNames() == ["notes"])
@@ -47,6 +47,11 @@ struct SourceStructureTests {
         let report = try await manager.synchronize()
         #expect(report.pushedChanges == 2 && report.wholeStoreUploaded != nil)
         #expect(try !localStore.hasPendingChanges())
+        #expect(report.schemaChanges == [], "the release's capture triggers are replaced without a report: they captured every write")
+        let triggersLoggingRowids = try await database.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'rollingsync%' AND sql LIKE '%row_id%'")
+        }
+        #expect(triggersLoggingRowids == 4, "insert, re-key and the two column updates now log rowids")
 
         let newcomer = try TestClient(
             "newcomer", remote: try FileRemoteStore(root: remote.url), schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT, body BLOB)",

@@ -41,10 +41,12 @@ import GRDB
 struct CaptureTriggers {
     let table: SyncedTable
 
-    /// The entry of `operation` for `row` (`new` or `old`), naming `column` for an update.
+    /// The entry of `operation` for `row` (`new` or `old`), naming `column` for an update; an
+    /// entry for the `new` row records its rowid where the table has one besides its key.
     private func record(operation: Int, row: String, column: String?) -> String {
         ChangeLog.triggerEntry(
             operation: operation, tableID: table.id, key: table.key.value(of: row), column: column,
+            rowid: row == "new" ? table.rowidName.map { "new.\($0)" } : nil,
             onlyWhen: table.keyMayBeNull ? table.key.isPresent(in: row) : nil
         )
     }

@@ -103,13 +103,14 @@ enum ChangeLog {
     // MARK: Entries
 
     /// The statement a capture trigger runs: one entry of `operation` for the row whose key is the
-    /// SQL expression `key` (`new.id`), naming `column` for an update; with `onlyWhen` (the key is
-    /// present, where it may be NULL), none when that condition is false.
-    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?, onlyWhen condition: String?) -> String {
+    /// SQL expression `key` (`new.id`), naming `column` for an update, and recording the SQL
+    /// expression `rowid` (`new.rowid`) where given (``SyncedTable/rowidName``); with `onlyWhen`
+    /// (the key is present, where it may be NULL), none when that condition is false.
+    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?, rowid: String?, onlyWhen condition: String?) -> String {
         let columnLiteral = column?.sqlLiteral ?? "NULL"
-        let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral)"
+        let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral)\(rowid.map { ", \($0)" } ?? "")"
         return """
-            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
+            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name\(rowid == nil ? "" : ", row_id"))
                 \(condition.map { "SELECT \(values) WHERE \($0)" } ?? "VALUES (\(values))");
             """
     }
@@ -119,8 +120,8 @@ enum ChangeLog {
     static func recordEveryRow(of table: SyncedTable, in db: Database) throws -> Int {
         try db.execute(
             sql: """
-                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.key.value()), ?, NULL
+                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name, row_id)
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.key.value()), ?, NULL, \(table.rowidName ?? "NULL")
                 FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.isPresent())
                 """,
             arguments: [table.id, LocalStoreSchema.insertOperation]
@@ -134,8 +135,8 @@ enum ChangeLog {
     static func recordColumn(_ column: String, of table: SyncedTable, differingFrom defaultValue: String?, in db: Database) throws -> Int {
         try db.execute(
             sql: """
-                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name)
-                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.key.value()), ?, ?
+                INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name, row_id)
+                SELECT \(LocalStoreSchema.wallClockReading), ?, \(table.key.value()), ?, ?, \(table.rowidName ?? "NULL")
                 FROM main.\(table.name.sqlIdentifier)
                 WHERE \(column.sqlIdentifier) IS NOT (\(defaultValue ?? "NULL")) AND \(table.key.isPresent())
                 """,

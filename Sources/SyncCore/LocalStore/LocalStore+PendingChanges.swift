@@ -36,7 +36,7 @@ extension LocalStore {
                        max(CASE WHEN op = \(LocalStoreSchema.deleteOperation) THEN clock END),
                        group_concat(CASE WHEN op = \(LocalStoreSchema.updateOperation) AND column_name IS NOT NULL
                            THEN clock || ',' || length(column_name) || ',' || column_name END, ''),
-                       max(clock) AS row_clock
+                       max(clock) AS row_clock, max(row_id)
                 FROM rollingsync_changes WHERE seq <= ?
                 GROUP BY table_id, row_key
                 ORDER BY row_clock, table_id, row_key
@@ -52,7 +52,7 @@ extension LocalStore {
             if let edits = row[4] as String? {
                 pending.columnClocks = try PendingRow.columnClocks(concatenated: edits)
             }
-            if let change = try folder.fold(tableID: row[0], key: row[1], pending: pending) {
+            if let change = try folder.fold(tableID: row[0], key: row[1], rowid: row[6], pending: pending) {
                 try body(change)
                 count += 1
             }

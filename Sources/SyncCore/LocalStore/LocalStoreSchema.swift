@@ -14,7 +14,10 @@ import GRDB
 /// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
 ///   changed column, per deleted row; no values, they are read from the table when pushing), in
 ///   `seq` order, with the wall-clock reading of each change (a Julian day number, see
-///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``).
+///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``); an
+///   entry for a row that exists after the change also records the row's rowid (`row_id`) where
+///   the table has one besides its key (``SyncedTable/rowidName``), a hint the push checks
+///   against the key.
 /// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
 ///   for last-writer-wins against late remote changes; a record whose column is
 ///   ``rowClockColumn`` (the empty name) holds the clock of the row's last pushed or applied
@@ -257,6 +260,11 @@ enum LocalStoreSchema {
                     PRIMARY KEY (rollingsync_table, rollingsync_local)) WITHOUT ROWID;
                 CREATE UNIQUE INDEX rollingsync_identities_global ON rollingsync_identities (rollingsync_table, rollingsync_global);
                 """)
+        }
+        // Log entries written before (and by triggers not yet reinstalled, see SchemaRefresh) have
+        // no rowid: the push reads their rows by key, as it always did.
+        migrator.registerMigration("rollingsync v5: logged rowids") { db in
+            try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN row_id INTEGER")
         }
         return migrator
     }

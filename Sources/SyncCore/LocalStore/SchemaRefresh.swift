@@ -24,7 +24,8 @@ public enum SchemaChange: Sendable, Equatable {
 /// Compares each synced table's columns with those its capture triggers were generated for, and
 /// follows the differences: new triggers for added columns (publishing the values written into
 /// them before the triggers existed), a record of dropped columns, triggers restored where they
-/// are missing. A changed key column is refused.
+/// are missing, and triggers an older release wrote replaced by the current ones (not reported:
+/// they captured every write). A changed key column is refused.
 ///
 /// Unless forced, the comparison runs only when SQLite's `PRAGMA schema_version` (bumped by every
 /// schema change of the database) differs from the one recorded by the last check: a sync that
@@ -75,13 +76,15 @@ enum SchemaRefresh {
         }
         let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)
         if registration["key_type"] as String? == nil { try record(table, in: db) }
-        let triggerCount = try Int.fetchOne(
+        // Triggers written by an older release (their text differs) are replaced too, silently:
+        // they captured every write until now.
+        let installed = try String.fetchAll(
             db,
-            sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
+            sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
             arguments: ["rollingsync\\_\(id)\\_%"]
-        ) ?? 0
-        let expected = CaptureTriggers(table: table).statements.count
-        guard known != columns || triggerCount != expected else { return [] }
+        )
+        let expected = CaptureTriggers(table: table).statements
+        guard known != columns || Set(installed) != Set(expected) else { return [] }
         try RowIdentity.assignEveryRow(of: table, in: db)
         try RowIdentity.keepRowids(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
@@ -98,7 +101,7 @@ enum SchemaRefresh {
             try ChangeLog.dropEdits(ofColumn: column, tableID: id, in: db)
             changes.append(.columnDropped(table: name, column: column))
         }
-        if added.isEmpty && dropped.isEmpty {
+        if added.isEmpty && dropped.isEmpty && installed.count != expected.count {
             changes.append(.triggersRestored(table: name))
         }
         return changes

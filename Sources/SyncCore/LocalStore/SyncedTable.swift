@@ -32,6 +32,11 @@ public struct SyncedTable: Sendable, Equatable {
     /// Where the key is local in a table with a rowid, the rowid's other names no column takes
     /// (`rowid`, `_rowid_`, `oid`): an `UPDATE … SET rowid = …` changes the key under them.
     var rowidAliases: [String] = []
+    /// Where the table has a rowid that its key is not (a key SQLite keeps in an index of its own,
+    /// such as a UUID), the rowid's name no column takes (`rowid`, `_rowid_` or `oid`): the change
+    /// log records it beside the key, so that a push reads its rows by rowid, in the order the
+    /// table stores them, instead of through the key's index in random order. `nil` otherwise.
+    var rowidName: String?
     /// The columns (key or not) that hold the local key of a synced table whose ``keyIsLocal``, by
     /// that table's id: the one-column foreign keys to such a table's key. Their values travel as
     /// the referenced rows' global identities. Filled by ``LocalStore/syncedTables(in:)``.
@@ -52,6 +57,7 @@ public struct SyncedTable: Sendable, Equatable {
         )
         keyIsRowid = shape.keyIsRowid
         rowidAliases = shape.rowidAliases
+        rowidName = shape.rowidName
     }
 
     init(name: String, keyColumns: [String], columns: [String], id: Int64, keyMayBeNull: Bool = false, keyIsLocal: Bool = false) {
@@ -158,6 +164,7 @@ public struct SyncedTable: Sendable, Equatable {
         var keyIsLocal: Bool
         var keyIsRowid = false
         var rowidAliases: [String] = []
+        var rowidName: String?
     }
 
     /// Reads a table's schema and checks that it can be synchronized. Every ordinary table can:
@@ -216,7 +223,8 @@ public struct SyncedTable: Sendable, Equatable {
         let aliases = keyIsLocal && !withoutRowid ? ["rowid", "_rowid_", "oid"].filter { !taken.contains($0) } : []
         return Shape(
             keyColumns: keyRows.map { $0["name"] as String }, columns: columns, keyMayBeNull: keyMayBeNull, keyIsLocal: keyIsLocal,
-            rowidAliases: aliases
+            rowidAliases: aliases,
+            rowidName: withoutRowid || isRowidAlias ? nil : ["rowid", "_rowid_", "oid"].first { !taken.contains($0) }
         )
     }
 }
