@@ -256,6 +256,18 @@ struct ChangeCaptureTests {
         #expect(try database.pendingChanges().count == 3)
     }
 
+    @Test("a large BLOB is pushed whole from a table whose generated column is named rowid")
+    func largeBlobBesideAGeneratedRowidColumn() throws {
+        let database = try TemporaryDatabase(
+            schema: "CREATE TABLE media (id TEXT PRIMARY KEY NOT NULL, data BLOB, rowid INTEGER GENERATED ALWAYS AS (length(data)) VIRTUAL)",
+            tables: ["media"]
+        )
+        let value = Data((0..<(2 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try database.pool.write { db in try db.execute(sql: "INSERT INTO media (id, data) VALUES ('m', ?)", arguments: [value]) }
+        let change = try #require(try database.pendingChanges().first)
+        #expect(change.columns.first { $0.name == "data" }?.value == value.databaseValue, "read by the real rowid, not the column named rowid")
+    }
+
     @Test("the capture triggers' stored text is exactly what registration generates, so a schema check leaves them in place")
     func storedTriggersMatchTheGeneratedOnes() throws {
         let database = try TemporaryDatabase()

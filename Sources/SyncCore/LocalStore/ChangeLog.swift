@@ -145,6 +145,12 @@ enum ChangeLog {
         return db.changesCount
     }
 
+    /// Forgets the rowids the log recorded (see ``SyncedTable/rowidName``): once a whole store
+    /// replaced the rows, they name other rows or none, and a push would look each up twice.
+    static func forgetRowids(in db: Database) throws {
+        try db.execute(sql: "UPDATE rollingsync_changes SET row_id = NULL WHERE row_id IS NOT NULL")
+    }
+
     /// Logs a cell again with a new clock, so that a decision against the later write reaches
     /// every client.
     static func republish(_ column: String, key: DatabaseValue, tableID: Int64, in db: Database) throws {

@@ -100,7 +100,7 @@ struct ChangeSetApplier {
         }
         guard !large.isEmpty else { return [:] }
         if rowidNames[table.name] == nil {
-            rowidNames[table.name] = .some(try IncrementalBlob.rowidName(of: table.name, columns: table.columns + table.keyColumns, in: db))
+            rowidNames[table.name] = .some(try IncrementalBlob.rowidName(of: table.name, in: db))
         }
         return rowidNames[table.name].flatMap { $0 } == nil ? [:] : large
     }

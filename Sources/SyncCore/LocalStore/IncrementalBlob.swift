@@ -14,14 +14,14 @@ enum IncrementalBlob {
 
     private static let chunkSize = 1 << 20
 
-    /// The name that selects the rowid of `table` (with `columns`): `rowid`, or `_rowid_` or `oid`
-    /// when a column takes the name; `nil` for a `WITHOUT ROWID` table or one whose columns take
-    /// all three.
-    static func rowidName(of table: String, columns: [String], in db: Database) throws -> String? {
+    /// The name that selects the rowid of `table`: `rowid`, or `_rowid_` or `oid` when a column
+    /// (generated and hidden ones included, which `SELECT` would read instead) takes the name;
+    /// `nil` for a `WITHOUT ROWID` table or one whose columns take all three.
+    static func rowidName(of table: String, in db: Database) throws -> String? {
         guard try Int.fetchOne(db, sql: "SELECT wr FROM pragma_table_list WHERE schema = 'main' AND name = ?", arguments: [table]) == 0 else {
             return nil
         }
-        let taken = Set(columns.map { $0.lowercased() })
+        let taken = Set(try String.fetchAll(db, sql: "SELECT lower(name) FROM pragma_table_xinfo(?, 'main')", arguments: [table]))
         return ["rowid", "_rowid_", "oid"].first { !taken.contains($0) }
     }
 

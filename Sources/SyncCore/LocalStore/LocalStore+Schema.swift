@@ -3,7 +3,8 @@ import GRDB
 extension LocalStore {
     /// Notices schema changes of the synced tables and follows them (see ``SchemaChange``): capture
     /// triggers for added columns, whose values written before now are published; dropped columns
-    /// recorded; missing triggers restored. Every sync calls it first; call it yourself right after
+    /// recorded; missing triggers restored, and triggers an older release wrote replaced by this
+    /// release's (silently: they captured every write). Every sync calls it first; call it yourself right after
     /// a migration if you like. Cheap when nothing changed (it compares `PRAGMA schema_version`).
     ///
     /// `ALTER TABLE … ADD COLUMN` needs nothing more. Dropping or renaming a column, or rebuilding a

@@ -78,6 +78,7 @@ extension LocalStore {
                 var result = try ChangeLog.withCaptureSuppressed(db) {
                     try RowIdentity.mapStoreRows(of: tables, store: "rollingsync_snapshot", in: db)
                     try Self.replaceRows(of: tables, guardedBy: triggerGuard, in: db)
+                    try ChangeLog.forgetRowids(in: db)
                     try Self.replaceSyncBookkeeping(in: db)
                     try LocalStoreSchema.compactAppliedClocks(in: db)
                     try merge.mergePendingChanges()

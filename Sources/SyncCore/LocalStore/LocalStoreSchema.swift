@@ -14,10 +14,10 @@ import GRDB
 /// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
 ///   changed column, per deleted row; no values, they are read from the table when pushing), in
 ///   `seq` order, with the wall-clock reading of each change (a Julian day number, see
-///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``); an
-///   entry for a row that exists after the change also records the row's rowid (`row_id`) where
-///   the table has one besides its key (``SyncedTable/rowidName``), a hint the push checks
-///   against the key.
+///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``); the
+///   capture triggers' entries for a row that exists after the change also record the row's
+///   rowid (`row_id`) where the table has one besides its key (``SyncedTable/rowidName``), a hint
+///   the push checks against the key (other entries leave it NULL).
 /// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
 ///   for last-writer-wins against late remote changes; a record whose column is
 ///   ``rowClockColumn`` (the empty name) holds the clock of the row's last pushed or applied

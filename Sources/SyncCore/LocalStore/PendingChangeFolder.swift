@@ -36,7 +36,7 @@ struct PendingChangeFolder {
     init(tables: [SyncedTable], db: Database) throws {
         var readers: [Int64: TableReader] = [:]
         for table in tables {
-            let rowidName = try IncrementalBlob.rowidName(of: table.name, columns: table.columns + table.keyColumns, in: db)
+            let rowidName = try IncrementalBlob.rowidName(of: table.name, in: db)
             let select = "SELECT \(Self.selection(of: table, rowidName: rowidName)) FROM \(table.name.sqlIdentifier) WHERE"
             readers[table.id] = TableReader(
                 table: table,
