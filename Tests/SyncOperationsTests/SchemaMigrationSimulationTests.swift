@@ -280,9 +280,12 @@ extension ReferenceSimulation {
     /// A client that holds back a set of a newer schema also holds back that client's later sets,
     /// but applies the other clients' sets, which may refer to rows inserted in the held ones: it
     /// then has those references dangling until it migrates and applies the held sets (the end
-    /// conditions check they are gone). Such references are counted, not failures: a reference to
-    /// a row that an application of a client with more migrations than this one inserted, while
-    /// this one has not run every migration. Any other is returned.
+    /// conditions check they are gone). Sets held back that way hold back, in turn, any set that
+    /// edits a row one of them creates, this client's own included once a whole-store install
+    /// made it apply its own sets again. Such references are counted, not failures: while this
+    /// client has not run every migration, a reference to a row that an application of a client
+    /// with more migrations than this one inserted, or of a client whose sets its last sync held
+    /// back. Any other is returned.
     func excludingReferencesIntoHeldBackSets(
         _ references: [DanglingReference], on index: Int, after what: String
     ) -> [DanglingReference] {
@@ -291,7 +294,7 @@ extension ReferenceSimulation {
             guard levels[index] < SchemaEvolution.migrationCount, let inserter = inserted[reference.parent],
                 let inserterIndex = clients.firstIndex(where: { $0.name.rawValue == inserter })
             else { return false }
-            return levels[inserterIndex] > levels[index]
+            return levels[inserterIndex] > levels[index] || heldBackWriters[index, default: []].contains(inserter)
         }
         guard !explained.isEmpty else { return references }
         trace("after a \(what), \(clients[index].name) has references into sets it holds back: \(explained)")

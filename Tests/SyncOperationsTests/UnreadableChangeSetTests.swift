@@ -38,6 +38,40 @@ struct UnreadableChangeSetTests {
         #expect(try ben.value("SELECT label FROM tag WHERE id = 'a2'") == "second from anna".databaseValue)
     }
 
+    @Test("after a whole-store install, an own set held back behind another client's unusable set is applied once that set is")
+    func ownSetHeldBackAfterAnInstallWaits() async throws {
+        let remote = try TestRemote(.memory)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        _ = try await anna.manager.uploadWholeStore()
+        try ben.execute("INSERT INTO tag VALUES ('b1', 'from ben')")
+        try await ben.sync()
+        try await anna.sync()
+        try anna.execute("UPDATE tag SET label = 'renamed by anna' WHERE id = 'b1'")
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'anna''s folder')")
+        try await anna.sync()
+        let benSet = try RemotePath("\(Paths.changeSets(of: "ben"))/\(try #require(try await remote.names(in: Paths.changeSets(of: "ben")).last))")
+        let intact = try await remote.store.read(benSet)
+        var damaged = intact
+        damaged[damaged.count / 2] ^= 0xFF
+        try await remote.store.write(damaged, to: benSet)
+
+        // Anna re-bases on her early store: ben's set cannot be read, and her own set, which edits
+        // the tag ben's set creates, waits behind it.
+        let install = try await anna.manager.downloadWholeStore(from: anna.name)
+        #expect(install.warnings.contains { warning in
+            if case .waitsForHeldBackSets(_, let client, _) = warning { client == anna.name } else { false }
+        })
+        #expect(try anna.value("SELECT count(*) FROM folder") == 0.databaseValue)
+        try await anna.sync()
+        #expect(try anna.value("SELECT count(*) FROM folder") == 0.databaseValue, "still waiting")
+
+        try await remote.store.write(intact, to: benSet)
+        try await anna.sync()
+        #expect(try anna.value("SELECT name FROM folder WHERE id = 'f1'") == "anna's folder".databaseValue, "her own set arrived")
+        #expect(try anna.value("SELECT label FROM tag WHERE id = 'b1'") == "renamed by anna".databaseValue)
+        #expect(try !anna.localStore.hasPendingChanges())
+    }
+
     @Test("a set whose content names another set is refused; files that are not sets are ignored", arguments: Backend.allCases)
     func misnamedAndForeignFiles(backend: Backend) async throws {
         let remote = try TestRemote(backend)

@@ -324,9 +324,6 @@ public actor DocumentSyncManager {
             )
             switch try await synchronizer.run(into: &report) {
             case .completed:
-                if registration.needsOwnSets {
-                    try state.setNeedsOwnSets(false)
-                }
                 if uploadAfterSync {
                     report.wholeStoreUploaded = try await uploadSnapshot(application, integrityKey, remote)
                 }

@@ -58,6 +58,8 @@ struct Synchronizer: Sendable {
     /// ``SyncConfiguration/lastSyncRecordInterval``).
     let lastSyncRecordInterval: Duration
     /// Whether this client's own sets are listed and applied too (after a whole-store install).
+    /// The registration stops asking for them after a sync that held none of them back: a held-back
+    /// own set (it changes a row a held-back set of another client creates) waits like any other.
     let includeOwnSets: Bool
     let localStore: LocalStore
     let state: LocalSyncState
@@ -226,6 +228,9 @@ struct Synchronizer: Sendable {
                     case .unreadable?, nil:
                         break
                     }
+                }
+                if includeOwnSets && !heldBack.contains(clientID) {
+                    try await local { try state.setNeedsOwnSets(false) }
                 }
             } catch {
                 group.cancelAll()
