@@ -19,7 +19,14 @@ struct SourceStructureTests {
     func releaseDatabaseUpgrades() async throws {
         let directory = try TemporaryDirectory()
         let file = directory.url.appendingPathComponent("notes.sqlite")
-        try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("Tests/Fixtures/release-2026-11-24.sqlite"), to: file)
+        let fixture = Self.repository.appendingPathComponent("Tests/Fixtures/release-2026-11-24.sqlite")
+        try FileManager.default.copyItem(at: fixture, to: file)
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        let releaseClocks = try DatabaseQueue(path: fixture.path, configuration: readOnly).read { db in
+            try Row.fetchAll(db, sql: "SELECT table_id, row_key, column_name, clock, client_id FROM rollingsync_cell_clocks ORDER BY 1, 2, 3")
+        }
+        #expect(releaseClocks.count == 2, "the release pushed one insert and one edit")
         let database = try DatabaseQueue(path: file.path)
         let localStore = try LocalStore(writer: database)
         let (migrations, grdbMigrations, clientID) = try await database.read { db in
@@ -31,8 +38,15 @@ struct SourceStructureTests {
         }
         #expect(migrations == [
             "rollingsync v1", "rollingsync v2: removed rows", "rollingsync v3: schema evolution", "rollingsync v4: row identities",
-            "rollingsync v5: logged rowids", "rollingsync_registration", "rollingsync_registration own sets",
+            "rollingsync v5: logged rowids", "rollingsync v6: writer numbers", "rollingsync_registration", "rollingsync_registration own sets",
         ], "the release's migrations moved to RollingSync's own table, and the new ones ran")
+        let numberedClocks = try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT c.table_id, c.row_key, c.column_name, c.clock, w.database_id AS client_id
+                FROM rollingsync_cell_clocks AS c JOIN rollingsync_writers AS w ON w.number = c.writer ORDER BY 1, 2, 3
+                """)
+        }
+        #expect(numberedClocks == releaseClocks, "every cell clock keeps its clock and its writer, now by number")
         #expect(grdbMigrations == ["rollsync-cli-v1"], "only the CLI's, until the CLI's own migrator moves it")
         #expect(try localStore.hasPendingChanges(), "the release's unpushed edits are kept")
         #expect(try localStore.registeredTableNames() == ["notes"])
@@ -62,6 +76,24 @@ struct SourceStructureTests {
         #expect(try newcomer.value("SELECT title FROM notes WHERE id = 'n1'") == "pending edit".databaseValue)
         #expect(try newcomer.value("SELECT title FROM notes WHERE id = 'n3'") == "pending insert".databaseValue)
         #expect(try newcomer.value("SELECT hex(body) FROM notes WHERE id = 'n1'") == "00FF".databaseValue)
+
+        // A whole store the release uploaded names its cell clocks' writers by id: it installs.
+        let latecomerRemote = try TemporaryDirectory()
+        let latecomer = try TestClient(
+            "latecomer", remote: try FileRemoteStore(root: latecomerRemote.url),
+            schema: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT, body BLOB)", tables: ["notes"]
+        )
+        let releaseStore = directory.url.appendingPathComponent("release-store.sqlite")
+        try FileManager.default.copyItem(at: fixture, to: releaseStore)
+        _ = try latecomer.localStore.installWholeStore(at: releaseStore)
+        #expect(try latecomer.count("notes") == 3)
+        let installedClocks = try latecomer.database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT c.table_id, c.row_key, c.column_name, c.clock, w.database_id AS client_id
+                FROM rollingsync_cell_clocks AS c JOIN rollingsync_writers AS w ON w.number = c.writer ORDER BY 1, 2, 3
+                """)
+        }
+        #expect(installedClocks == releaseClocks, "the release store's cell clocks keep their writers")
     }
 
     @Test("no source file outside Sources/SyncCore/LocalStore/ names one of RollingSync's tables")

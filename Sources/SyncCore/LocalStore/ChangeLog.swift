@@ -221,17 +221,15 @@ enum ChangeLog {
         columnCounts: [Int64: Int], in db: Database
     ) throws {
         let (update, insert, delete) = (LocalStoreSchema.updateOperation, LocalStoreSchema.insertOperation, LocalStoreSchema.deleteOperation)
-        let newer = """
-            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-            WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id)
-            """
+        let newer = LocalStoreSchema.keepingNewerCellClock
+        let writer = try LocalStoreSchema.writerNumber(of: databaseID, in: db)
         try db.execute(
             sql: """
                 DELETE FROM rollingsync_cell_clocks WHERE (table_id, row_key) IN (
                     SELECT table_id, row_key FROM rollingsync_changes WHERE seq <= ? AND op = ?);
                 WITH deletions AS (
                     SELECT table_id, row_key, max(clock) AS clock FROM rollingsync_changes WHERE seq <= ? AND op = ? GROUP BY table_id, row_key)
-                INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
+                INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, writer)
                 SELECT u.table_id, u.row_key, u.column_name, max(u.clock), ? FROM rollingsync_changes AS u
                 LEFT JOIN deletions AS d ON d.table_id = u.table_id AND d.row_key = u.row_key
                 WHERE u.seq <= ? AND u.op = ? AND u.clock > coalesce(d.clock, -1)
@@ -247,7 +245,7 @@ enum ChangeLog {
                     WHERE c.seq <= ? GROUP BY c.table_id, c.row_key
                     HAVING max(CASE WHEN c.op = ? THEN c.clock END) > coalesce(max(CASE WHEN c.op = ? THEN c.clock END), -1));
                 """,
-            arguments: [lastSequence, delete, lastSequence, delete, databaseID, lastSequence, update, lastSequence, delete, lastSequence, insert, delete]
+            arguments: [lastSequence, delete, lastSequence, delete, writer, lastSequence, update, lastSequence, delete, lastSequence, insert, delete]
         )
         let counts = columnCounts.isEmpty
             ? "SELECT NULL AS table_id, 0 AS n WHERE 0"
@@ -265,7 +263,7 @@ enum ChangeLog {
                     WHERE u.seq <= ? AND u.op = ? AND u.clock > c.clock GROUP BY u.table_id, u.row_key, u.column_name),
                 edited AS (
                     SELECT table_id, row_key, count(*) AS columns, min(clock) AS oldest FROM edits GROUP BY table_id, row_key)
-                INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
+                INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, writer)
                 SELECT c.table_id, c.row_key, ?, CASE WHEN n.n > 0 AND e.columns >= n.n THEN e.oldest ELSE c.clock END, ?
                 FROM created AS c LEFT JOIN edited AS e ON e.table_id = c.table_id AND e.row_key = c.row_key
                 LEFT JOIN counts AS n ON n.table_id = c.table_id
@@ -276,7 +274,7 @@ enum ChangeLog {
                 VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING;
                 """,
             arguments: [
-                insert, lastSequence, insert, delete, lastSequence, update, LocalStoreSchema.rowClockColumn, databaseID,
+                insert, lastSequence, insert, delete, lastSequence, update, LocalStoreSchema.rowClockColumn, writer,
                 lastSequence, setID, databaseID, changeCount, maximumClock.databaseInteger,
             ]
         )

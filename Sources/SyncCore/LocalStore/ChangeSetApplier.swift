@@ -640,12 +640,15 @@ struct ChangeSetApplier {
     private mutating func cellClocks(table: SyncedTable, key: DatabaseValue) throws -> [String: (clock: HLCTimestamp, databaseID: String)] {
         guard isLate else { return [:] }
         let statement = try statement(StatementKey(purpose: .cellClocks)) {
-            "SELECT column_name, clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ?"
+            """
+            SELECT c.column_name, c.clock, w.database_id FROM rollingsync_cell_clocks AS c
+            JOIN rollingsync_writers AS w ON w.number = c.writer WHERE c.table_id = ? AND c.row_key = ?
+            """
         }
         var clocks: [String: (clock: HLCTimestamp, databaseID: String)] = [:]
         let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
         while let row = try rows.next() {
-            clocks[row["column_name"]] = (HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"])), row["client_id"])
+            clocks[row["column_name"]] = (HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"])), row["database_id"])
         }
         return clocks
     }

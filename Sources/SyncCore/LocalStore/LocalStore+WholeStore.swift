@@ -260,8 +260,10 @@ extension LocalStore {
         }
     }
 
-    /// Replaces clocks, tombstones and applied sets with the snapshot's, mapping table ids by name;
-    /// the local change log stays.
+    /// Replaces clocks, tombstones and applied sets with the snapshot's, mapping table ids by name
+    /// and the cell clocks' writers by database id; the local change log stays. A store written
+    /// before writers were numbered (releases before 2026-11-27) names each cell clock's writer by
+    /// its database id (`client_id`).
     private static func replaceSyncBookkeeping(in db: Database) throws {
         // The clocks and tombstones of a table the store does not sync (synced here since) stay.
         let storeTables = """
@@ -271,6 +273,13 @@ extension LocalStore {
             JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.id = s.table_id
             JOIN main.rollingsync_tables AS lt ON lt.name = st.name
             """
+        let (storeWriters, writerMapping) = try db.tableExists("rollingsync_writers", in: "rollingsync_snapshot")
+            ? ("SELECT database_id FROM rollingsync_snapshot.rollingsync_writers", """
+                JOIN rollingsync_snapshot.rollingsync_writers AS sw ON sw.number = s.writer
+                JOIN main.rollingsync_writers AS w ON w.database_id = sw.database_id
+                """)
+            : ("SELECT DISTINCT client_id FROM rollingsync_snapshot.rollingsync_cell_clocks",
+                "JOIN main.rollingsync_writers AS w ON w.database_id = s.client_id")
         try db.execute(sql: """
             DELETE FROM main.rollingsync_cell_clocks WHERE table_id IN (\(storeTables));
             DELETE FROM main.rollingsync_tombstones WHERE table_id IN (\(storeTables));
@@ -279,9 +288,10 @@ extension LocalStore {
             INSERT INTO main.rollingsync_applied_sets (number, set_id, client_id, change_count, maximum_clock, recorded_at)
                 SELECT number, set_id, client_id, change_count, maximum_clock, recorded_at
                 FROM rollingsync_snapshot.rollingsync_applied_sets;
-            INSERT INTO main.rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id)
-                SELECT lt.id, s.row_key, s.column_name, s.clock, s.client_id
-                FROM rollingsync_snapshot.rollingsync_cell_clocks AS s \(mapping);
+            INSERT OR IGNORE INTO main.rollingsync_writers (database_id) \(storeWriters);
+            INSERT INTO main.rollingsync_cell_clocks (table_id, row_key, column_name, clock, writer)
+                SELECT lt.id, s.row_key, s.column_name, s.clock, w.number
+                FROM rollingsync_snapshot.rollingsync_cell_clocks AS s \(mapping) \(writerMapping);
             INSERT INTO main.rollingsync_tombstones (table_id, row_key, clock)
                 SELECT lt.id, s.row_key, s.clock FROM rollingsync_snapshot.rollingsync_tombstones AS s \(mapping);
             INSERT INTO main.rollingsync_applied_clocks (seq, set_number, table_id, row_key, clocks)

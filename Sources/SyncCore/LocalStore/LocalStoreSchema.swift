@@ -18,10 +18,13 @@ import GRDB
 ///   capture triggers' entries for a row that exists after the change also record the row's
 ///   rowid (`row_id`) where the table has one besides its key (``SyncedTable/rowidName``), a hint
 ///   the push checks against the key (other entries leave it NULL).
-/// - `rollingsync_cell_clocks`: clock and client of the last pushed or applied update per cell,
+/// - `rollingsync_cell_clocks`: clock and writer of the last pushed or applied update per cell,
 ///   for last-writer-wins against late remote changes; a record whose column is
 ///   ``rowClockColumn`` (the empty name) holds the clock of the row's last pushed or applied
-///   insert, which wrote every column.
+///   insert, which wrote every column. The writer is a number of `rollingsync_writers`.
+/// - `rollingsync_writers`: the database ids that wrote the cell clocks, numbered
+///   (``writerNumber(of:in:)``), so that a clock record holds a small integer instead of a
+///   36-character id; rows are added, never removed (one per database ever seen).
 /// - `rollingsync_applied_clocks`: cell clocks of applied remote updates, appended cheaply during
 ///   an apply and folded into `rollingsync_cell_clocks` when a late set needs them (see
 ///   ``ChangeSetApplier``), or when they are mostly repeats
@@ -67,10 +70,34 @@ enum LocalStoreSchema {
         "(CAST((\(wall) - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) << 16)"
     }
 
-    /// Folds the appended clocks of applied updates into the indexed per-cell clocks (the larger
-    /// clock, then database id, wins, as in ``LastWriterWins``) and empties the append-only table.
-    /// Each appended record holds one row's cells as repeated (column name, clock) pairs, encoded
-    /// like change-set strings and varints.
+    /// The number of the writer `databaseID` in `rollingsync_writers`, added if new.
+    static func writerNumber(of databaseID: String, in db: Database) throws -> Int64 {
+        try db.execute(sql: "INSERT OR IGNORE INTO rollingsync_writers (database_id) VALUES (?)", arguments: [databaseID])
+        guard let number = try Int64.fetchOne(db, sql: "SELECT number FROM rollingsync_writers WHERE database_id = ?", arguments: [databaseID]) else {
+            throw DatabaseError(resultCode: .SQLITE_INTERNAL, message: "no writer number for a database id just recorded")
+        }
+        return number
+    }
+
+    /// The SQL expression of the database id of the writer numbered by the SQL expression `number`.
+    static func databaseID(ofWriter number: String) -> String {
+        "(SELECT database_id FROM rollingsync_writers WHERE number = \(number))"
+    }
+
+    /// The conflict clause of every write into `rollingsync_cell_clocks`, the one rule that keeps a
+    /// cell's newest write: the larger clock wins, then the larger database id (as in
+    /// ``LastWriterWins``); a repeated record changes nothing. The ids are compared only when the
+    /// clocks are equal.
+    static let keepingNewerCellClock = """
+        ON CONFLICT DO UPDATE SET clock = excluded.clock, writer = excluded.writer
+        WHERE excluded.clock > clock OR (excluded.clock = clock
+            AND \(databaseID(ofWriter: "excluded.writer")) > \(databaseID(ofWriter: "rollingsync_cell_clocks.writer")))
+        """
+
+    /// Folds the appended clocks of applied updates into the indexed per-cell clocks
+    /// (``keepingNewerCellClock``) and empties the append-only table. Each appended record holds
+    /// one row's cells as repeated (column name, clock) pairs, encoded like change-set strings and
+    /// varints; its writer is its set's.
     static func compactAppliedClocks(in db: Database) throws {
         let rows = try Row.fetchCursor(db, sql: """
             SELECT a.table_id, a.row_key, a.clocks, s.client_id
@@ -78,20 +105,22 @@ enum LocalStoreSchema {
             ORDER BY a.seq
             """)
         let upsert = try db.makeStatement(sql: """
-            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, client_id) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT DO UPDATE SET clock = excluded.clock, client_id = excluded.client_id
-            WHERE excluded.clock > clock OR (excluded.clock = clock AND excluded.client_id > client_id)
+            INSERT INTO rollingsync_cell_clocks (table_id, row_key, column_name, clock, writer) VALUES (?, ?, ?, ?, ?)
+            \(keepingNewerCellClock)
             """)
+        var writers: [String: Int64] = [:]
         while let row = try rows.next() {
             let tableID: Int64 = row["table_id"]
             let key: DatabaseValue = row["row_key"]
             let databaseID: String = row["client_id"]
+            let writer = try writers[databaseID] ?? writerNumber(of: databaseID, in: db)
+            writers[databaseID] = writer
             let blob: Data = row["clocks"]
             var cursor = ByteCursor([UInt8](blob), streamOffset: 0)
             while !cursor.isAtEnd {
                 let column = try cursor.string(limit: ChangeSetFormat.maximumNameLength)
                 let clock = Int64(bitPattern: try cursor.varint())
-                try upsert.execute(arguments: [tableID, key, column, clock, databaseID])
+                try upsert.execute(arguments: [tableID, key, column, clock, writer])
             }
         }
         try db.execute(sql: "DELETE FROM rollingsync_applied_clocks")
@@ -265,6 +294,31 @@ enum LocalStoreSchema {
         // no rowid: the push reads their rows by key, as it always did.
         migrator.registerMigration("rollingsync v5: logged rowids") { db in
             try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN row_id INTEGER")
+        }
+        // Cell clocks name their writer by number, not by its 36-character id: about 36 bytes less
+        // per record (Docs/Storage.md). This database's own id is numbered first, so its records,
+        // the most numerous on a pushing client, store the writer in no byte at all (SQLite keeps
+        // the integer 1 in the record header).
+        migrator.registerMigration("rollingsync v6: writer numbers") { db in
+            try db.execute(sql: """
+                CREATE TABLE rollingsync_writers (
+                    number INTEGER PRIMARY KEY,
+                    database_id TEXT NOT NULL UNIQUE);
+                INSERT INTO rollingsync_writers (database_id) SELECT client_id FROM rollingsync_state;
+                INSERT OR IGNORE INTO rollingsync_writers (database_id) SELECT DISTINCT client_id FROM rollingsync_cell_clocks;
+                CREATE TABLE rollingsync_numbered_cell_clocks (
+                    table_id INTEGER NOT NULL,
+                    row_key NOT NULL,
+                    column_name TEXT NOT NULL,
+                    clock INTEGER NOT NULL,
+                    writer INTEGER NOT NULL,
+                    PRIMARY KEY (table_id, row_key, column_name)) WITHOUT ROWID;
+                INSERT INTO rollingsync_numbered_cell_clocks (table_id, row_key, column_name, clock, writer)
+                    SELECT c.table_id, c.row_key, c.column_name, c.clock, w.number
+                    FROM rollingsync_cell_clocks AS c JOIN rollingsync_writers AS w ON w.database_id = c.client_id;
+                DROP TABLE rollingsync_cell_clocks;
+                ALTER TABLE rollingsync_numbered_cell_clocks RENAME TO rollingsync_cell_clocks;
+                """)
         }
         return migrator
     }

@@ -171,9 +171,12 @@ struct WholeStoreMerge {
     private func cellClock(table: SyncedTable, key: DatabaseValue, column: String) throws -> (clock: HLCTimestamp, databaseID: String)? {
         try Row.fetchOne(
             db,
-            sql: "SELECT clock, client_id FROM rollingsync_cell_clocks WHERE table_id = ? AND row_key = ? AND column_name = ?",
+            sql: """
+                SELECT c.clock, w.database_id FROM rollingsync_cell_clocks AS c JOIN rollingsync_writers AS w ON w.number = c.writer
+                WHERE c.table_id = ? AND c.row_key = ? AND c.column_name = ?
+                """,
             arguments: [table.id, key, column]
-        ).map { (HLCTimestamp(rawValue: UInt64(bitPattern: $0["clock"])), $0["client_id"]) }
+        ).map { (HLCTimestamp(rawValue: UInt64(bitPattern: $0["clock"])), $0["database_id"]) }
     }
 
     /// Inserts a local row the store does not have, with all its local values.

@@ -16,8 +16,11 @@ package struct WholeStoreManifest: Codable, Sendable, Equatable {
     package static let indexFileName = "appliedSets.json"
     /// The ``compression`` value of a zlib-compressed store.
     package static let zlibCompression = "zlib"
-    /// The version written by this build.
-    package static let currentVersion = 1
+    /// The version written by this build: 2 since a store's cell clocks name their writers by
+    /// number (the local schema's migration `rollingsync v6: writer numbers`). Builds that know only
+    /// version 1 cannot install such a store, and skip the unit as one in a newer format; this
+    /// build installs both.
+    package static let currentVersion = 2
 
     /// One file of the unit.
     package struct File: Codable, Sendable, Equatable {
@@ -46,9 +49,9 @@ package struct WholeStoreManifest: Codable, Sendable, Equatable {
     package var createdAt: Date
     /// The compression of ``storeFileName``: `zlib`, the only one this version writes and reads.
     package var compression: String
-    /// The snapshot once expanded: the SQLite file.
     /// The number of change sets the snapshot contains.
     package var appliedSetCount: Int
+    /// The snapshot once expanded: the SQLite file.
     package var uncompressedStore: File
     /// The unit's files as stored, by name: ``storeFileName`` and ``indexFileName``.
     package var files: [String: File]
