@@ -64,12 +64,16 @@ struct CommandLineRunCosts {
     /// the pushing client and on the receiving one, after the sync.
     var pusherData: Int, pusherMetadata: Int
     var receiverData: Int, receiverMetadata: Int
+    /// Bytes of one copy of every row's key in a b-tree of its own: the floor of any metadata that
+    /// names rows by key, as the merge rules' per-row creation clock must.
+    var keyCopy: Int
 }
 
 /// Section 9: the `rollsync` binary (next to this benchmark) and `sqlite3` as separate processes
 /// on `rows` rows of six short columns, through a folder remote: inserting with and without
 /// capture, the first push, the apply, a bootstrap through push-store and pull-store beside a
-/// file copy and an integrity check, and the size of RollingSync's tables beside the table's.
+/// file copy and an integrity check, and the size of RollingSync's tables beside the table's and
+/// beside a copy of the keys.
 func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -> CommandLineRunCosts {
     let scratch = directory.appendingPathComponent("cli-\(UUID().uuidString)")
     let remote = scratch.appendingPathComponent("remote")
@@ -122,7 +126,7 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
         try """
             .output \(output.path)
             SELECT sum(CASE WHEN name = 'items' OR name LIKE 'sqlite_autoindex_items_%' THEN pgsize ELSE 0 END),
-                   sum(CASE WHEN name LIKE 'rollingsync%' OR name LIKE 'sqlite_autoindex_rollingsync%' THEN pgsize ELSE 0 END)
+                   sum(CASE WHEN name LIKE 'rollingsync%' OR name LIKE 'sqlite_autoindex_rollingsync%' OR name = 'key_copy' THEN pgsize ELSE 0 END)
             FROM dbstat;
             """.write(to: query, atomically: true, encoding: .utf8)
         _ = try runChild([sqlite3, path], input: query)
@@ -132,6 +136,8 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     }
     let (pusherData, pusherMetadata) = try sizes(pusher)
     let (receiverData, receiverMetadata) = try sizes(receiver)
+    _ = try runChild([sqlite3, plain, "CREATE TABLE key_copy (id PRIMARY KEY) WITHOUT ROWID; INSERT INTO key_copy SELECT id FROM items ORDER BY id"])
+    let keyCopy = try sizes(plain).metadata
     let pushStore = try rollsyncRun("push-store", "--db", pusher)
     let pullStore = try rollsyncRun("pull-store", "--db", newcomer)
     let copy = scratch.appendingPathComponent("copy.db").path
@@ -140,6 +146,7 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     return CommandLineRunCosts(
         rows: rows, plainInsert: plainInsert, bareTriggerInsert: bareTriggerInsert, capturedInsert: capturedInsert, firstPush: firstPush, apply: apply,
         pushStore: pushStore, pullStore: pullStore, fileCopy: fileCopy, integrityCheck: integrityCheck,
-        pusherData: pusherData, pusherMetadata: pusherMetadata, receiverData: receiverData, receiverMetadata: receiverMetadata
+        pusherData: pusherData, pusherMetadata: pusherMetadata, receiverData: receiverData, receiverMetadata: receiverMetadata,
+        keyCopy: keyCopy
     )
 }

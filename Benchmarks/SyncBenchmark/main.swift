@@ -31,7 +31,8 @@
 // 9. The rollsync binary and sqlite3 as separate processes on 1,000,000 rows (issue 31): inserts
 //    without capture, with a bare one-row-append trigger (capture's floor) and with capture, the first push, the apply, a bootstrap through push-store and
 //    pull-store beside its floor (a file copy and an integrity check), with peak memory, and the
-//    size of RollingSync's tables beside the synced table's on both clients.
+//    size of RollingSync's tables beside the synced table's on both clients and beside their floor
+//    (one copy of each key).
 //    `SyncBenchmark --cli [ROWS]` runs this section alone.
 import Foundation
 import SyncCore
@@ -121,6 +122,7 @@ func printCommandLineRun(rows: Int) throws {
     print("   RollingSync's tables: \(share(costs.pusherMetadata, of: costs.pusherData)) of the synced table's size on the pusher "
         + "(\(megabytes(costs.pusherMetadata)) beside \(megabytes(costs.pusherData))), "
         + "\(share(costs.receiverMetadata, of: costs.receiverData)) on the receiver (\(megabytes(costs.receiverMetadata)))")
+    print("   their floor: one copy of each key \(share(costs.keyCopy, of: costs.pusherData)) (\(megabytes(costs.keyCopy)))")
 }
 
 if let flag = arguments.firstIndex(of: "--cli") {
