@@ -22,6 +22,8 @@ extension CommandLineError {
             self = Self.classify(error)
         case let error as RemoteStoreError:
             self = Self.classify(error)
+        case let error as LocalStoreError where error.code == .newerRelease:
+            self.init(.upgradeRequired, error.description, hint: "update rollsync to the release that last opened this database (the application's, if it syncs it too)")
         case let error as LocalStoreError:
             self.init(.localDatabase, error.description, hint: Self.hint(for: error))
         case let error as DatabaseError:

@@ -46,7 +46,7 @@ struct CommandLineSettings: Sendable, Equatable {
     }
 
     static let migrator: RollingSyncMigrator = {
-        var migrator = RollingSyncMigrator(formerGRDBIdentifiers: ["rollsync-cli-v1"])
+        var migrator = RollingSyncMigrator(identifierPrefix: "rollsync-cli", formerGRDBIdentifiers: ["rollsync-cli-v1"])
         migrator.registerMigration("rollsync-cli-v1") { db in
             try db.execute(sql: "CREATE TABLE rollingsync_cli_settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
         }

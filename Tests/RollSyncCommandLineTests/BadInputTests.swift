@@ -61,6 +61,21 @@ struct BadInputTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == Data("hello, not a database".utf8))
     }
 
+    @Test("a database a newer release upgraded: exit code 5, nothing changed")
+    func newerRelease() async throws {
+        let workspace = try Workspace()
+        let database = try workspace.makeNotesDatabase("app.sqlite", rows: [("1", "keep me")])
+        let created = try await RollsyncProcess.run(["init", "--db", database, "--remote", workspace.path("shared"), "--table", "notes"])
+        #expect(created.status == 0, "\(created.standardError)")
+        try workspace.execute("INSERT INTO rollingsync_migrations VALUES ('rollingsync v99: from the future')", in: database)
+        let before = workspace.fingerprint(of: database)
+        let outcome = try await RollsyncProcess.run(["sync", "--db", database])
+        #expect(outcome.status == 5, "\(outcome.standardError)")
+        #expect(outcome.standardError.contains("a newer RollingSync release upgraded this database (its migration 'rollingsync v99: from the future')"))
+        #expect(outcome.standardError.contains("hint: update rollsync"))
+        #expect(workspace.fingerprint(of: database) == before, "the database changed")
+    }
+
     @Test("sync on a database that was never set up")
     func notInitialised() async throws {
         try await expectRefusal({ database, _ in ["sync", "--db", database] }, status: 4, message: "is not set up for syncing")

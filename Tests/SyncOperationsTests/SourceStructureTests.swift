@@ -96,6 +96,24 @@ struct SourceStructureTests {
         #expect(installedClocks == releaseClocks, "the release store's cell clocks keep their writers")
     }
 
+    @Test("a database a newer release upgraded is refused unchanged; the command line's migrations are not taken for newer ones")
+    func newerReleaseDatabaseRefused() throws {
+        let directory = try TemporaryDirectory()
+        let database = try DatabaseQueue(path: directory.url.appendingPathComponent("notes.sqlite").path)
+        try database.write { db in try db.execute(sql: "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, title TEXT)") }
+        try LocalStore(writer: database).register(table: "notes")
+        try database.write { db in try db.execute(sql: "INSERT INTO rollingsync_migrations VALUES ('rollsync-cli-v1')") }
+        _ = try LocalStore(writer: database)
+
+        try database.write { db in try db.execute(sql: "INSERT INTO rollingsync_migrations VALUES ('rollingsync v99: from the future')") }
+        let schemaVersion = { try database.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") } }
+        let before = try schemaVersion()
+        let error = try #require(throws: LocalStoreError.self) { try LocalStore(writer: database) }
+        #expect(error.code == .newerRelease && error.detail == "rollingsync v99: from the future")
+        #expect(error.description.contains("newer RollingSync release"))
+        #expect(try schemaVersion() == before, "nothing was changed")
+    }
+
     @Test("no source file outside Sources/SyncCore/LocalStore/ names one of RollingSync's tables")
     func tablesHaveOneOwner() throws {
         let sources = Self.repository.appendingPathComponent("Sources/SyncCore")

@@ -35,6 +35,11 @@ public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertib
         /// A schema change (``LocalStore/changeSchema(_:)``) left rows of this table referring to
         /// rows that do not exist; it was rolled back.
         public static let referencesBroken = Code("referencesBroken")
+        /// A newer RollingSync release has upgraded this database's own tables (it recorded a
+        /// migration this release does not know, named in ``LocalStoreError/detail``): this release
+        /// refuses the database rather than write it in a shape it no longer has. Update the
+        /// application (or `rollsync`) to that release; nothing was changed.
+        public static let newerRelease = Code("newerRelease")
 
         public var description: String { name }
 
@@ -78,6 +83,8 @@ public struct LocalStoreError: Error, Sendable, Equatable, CustomStringConvertib
             return "the data was written with a newer schema: table \(table) has no column \(column) here; upgrade the application"
         case .referencesBroken:
             return "the schema change leaves rows of \(table) referring to rows that do not exist (PRAGMA foreign_key_check)"
+        case .newerRelease:
+            return "a newer RollingSync release upgraded this database (its migration '\(detail)'); this release cannot sync it"
         default: return "table \(table): \(code)"
         }
     }

@@ -177,7 +177,7 @@ enum LocalStoreSchema {
     ]
 
     static var migrator: RollingSyncMigrator {
-        var migrator = RollingSyncMigrator(formerGRDBIdentifiers: formerGRDBIdentifiers)
+        var migrator = RollingSyncMigrator(identifierPrefix: "rollingsync", formerGRDBIdentifiers: formerGRDBIdentifiers)
         migrator.registerMigration("rollingsync v1") { db in
             try db.execute(sql: """
                 CREATE TABLE rollingsync_state (

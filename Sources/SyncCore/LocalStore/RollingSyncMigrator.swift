@@ -12,7 +12,11 @@ import GRDB
 /// applied migrations.
 ///
 /// All pending migrations run in one write transaction, in registration order; a failure rolls
-/// every one of them back.
+/// every one of them back. Several migrators share the table (SyncCore's and the command line's),
+/// each owning the identifiers that start with its ``identifierPrefix``. A database that recorded a
+/// migration with this migrator's prefix that it does not register was upgraded by a newer
+/// release, which may have reshaped the tables this one writes: it is refused (``LocalStoreError/Code/newerRelease``), unchanged. (Releases before 2026-11-27 do not
+/// check this: they fail at their first write into a reshaped table, with SQLite's error.)
 package struct RollingSyncMigrator: Sendable {
     /// The table that records the applied migrations.
     static let table = "\(LocalStoreSchema.prefix)migrations"
@@ -22,22 +26,35 @@ package struct RollingSyncMigrator: Sendable {
     /// The identifiers RollingSync recorded in `grdb_migrations` before it had its own table.
     private let formerGRDBIdentifiers: Set<String>
 
-    /// A migrator; `formerGRDBIdentifiers` are moved out of `grdb_migrations` when found there.
-    package init(formerGRDBIdentifiers: Set<String>) {
+    /// The start of every identifier this migrator registers, and of none another one registers.
+    let identifierPrefix: String
+
+    /// A migrator of the identifiers starting with `identifierPrefix`; `formerGRDBIdentifiers` are
+    /// moved out of `grdb_migrations` when found there.
+    package init(identifierPrefix: String, formerGRDBIdentifiers: Set<String>) {
+        self.identifierPrefix = identifierPrefix
         self.formerGRDBIdentifiers = formerGRDBIdentifiers
     }
 
-    /// Registers a migration, run once per database after those registered before it.
+    /// Registers a migration, run once per database after those registered before it. Its
+    /// identifier must start with ``identifierPrefix``.
     package mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
+        precondition(identifier.hasPrefix(identifierPrefix), "migration \(identifier) lacks the prefix \(identifierPrefix)")
         migrations.append((identifier, migrate))
     }
 
     /// Runs the migrations `writer`'s database has not applied yet.
+    /// - Throws: ``LocalStoreError/Code/newerRelease`` if the database applied one this migrator
+    ///   does not register; a GRDB error if a migration fails.
     package func migrate(_ writer: any DatabaseWriter) throws {
         try writer.write { db in
             try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.table) (identifier TEXT PRIMARY KEY NOT NULL) WITHOUT ROWID")
             try adoptFormerIdentifiers(db)
             let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM \(Self.table)"))
+            let newer = applied.filter { $0.hasPrefix(identifierPrefix) }.subtracting(migrations.map(\.identifier))
+            if let newer = newer.min() {
+                throw LocalStoreError(.newerRelease, table: Self.table, detail: newer)
+            }
             for (identifier, migrate) in migrations where !applied.contains(identifier) {
                 try migrate(db)
                 try db.execute(sql: "INSERT INTO \(Self.table) (identifier) VALUES (?)", arguments: [identifier])
