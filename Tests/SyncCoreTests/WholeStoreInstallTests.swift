@@ -148,6 +148,41 @@ struct WholeStoreInstallTests {
         }
     }
 
+    @Test("a table the store does not sync keeps the clocks of its recent applies: a late older write stays stale after the install")
+    func tableMissingFromStoreKeepsAppliedClocks() throws {
+        let schema = TemporaryDatabase.itemsSchema + "CREATE TABLE drafts (id TEXT PRIMARY KEY NOT NULL, body TEXT);"
+        let (local, older, newer) = (
+            try TemporaryDatabase(schema: schema, tables: ["items", "drafts"]),
+            try TemporaryDatabase(schema: schema, tables: ["items", "drafts"]),
+            try TemporaryDatabase(schema: schema, tables: ["items", "drafts"])
+        )
+        try local.pool.write { db in try db.execute(sql: "INSERT INTO drafts VALUES ('d', 'first')") }
+        let creation = try local.push()
+        _ = try older.store.applyChangeSet(at: creation)
+        _ = try newer.store.applyChangeSet(at: creation)
+        try older.pool.write { db in try db.execute(sql: "UPDATE drafts SET body = 'older' WHERE id = 'd'") }
+        let olderEdit = try older.push()
+        // The newer writer saw the older edit first, so its own edit has the larger clock.
+        _ = try newer.store.applyChangeSet(at: olderEdit)
+        try newer.pool.write { db in try db.execute(sql: "UPDATE drafts SET body = 'newer' WHERE id = 'd'") }
+        let newerEdit = try newer.push()
+        let applied = try local.store.applyChangeSet(at: newerEdit)
+        #expect(applied.staleValuesIgnored == 0)
+        let appendedClocks = try local.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_clocks") }
+        #expect(appendedClocks == 1, "the newer edit's clock is appended, not folded yet")
+
+        // A store of a client that syncs only items: the drafts stay this database's, with their clocks.
+        let uploader = try TemporaryDatabase()
+        try uploader.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('i', 'item')") }
+        _ = try uploader.push()
+        _ = try local.store.installWholeStore(at: try snapshot(of: uploader, into: local))
+        #expect(try local.items()["i"] != nil)
+
+        let late = try local.store.applyChangeSet(at: olderEdit)
+        #expect(late.staleValuesIgnored == 1, "the older edit arrives after the newer one it lost to")
+        #expect(try local.pool.read { db in try String.fetchOne(db, sql: "SELECT body FROM drafts WHERE id = 'd'") } == "newer")
+    }
+
     @Test("a snapshot written with an older schema installs keeping the columns it lacks; a newer one, or not a database, is refused")
     func snapshotsAcrossSchemas() throws {
         let older = try TemporaryDatabase(

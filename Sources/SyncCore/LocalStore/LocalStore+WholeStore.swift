@@ -265,10 +265,14 @@ extension LocalStore {
     /// before writers were numbered (releases before 2026-11-27) names each cell clock's writer by
     /// its database id (`client_id`).
     private static func replaceSyncBookkeeping(in db: Database) throws {
-        // The clocks and tombstones of a table the store does not sync (synced here since) stay.
+        // The clocks and tombstones of a table the store does not sync (synced here since) stay:
+        // its applied clocks are folded into its cell clocks while the applied sets that name
+        // their writers are still this database's.
         let storeTables = """
             SELECT lt.id FROM main.rollingsync_tables AS lt JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.name = lt.name
             """
+        try db.execute(sql: "DELETE FROM main.rollingsync_applied_clocks WHERE table_id IN (\(storeTables))")
+        try LocalStoreSchema.compactAppliedClocks(in: db)
         let mapping = """
             JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.id = s.table_id
             JOIN main.rollingsync_tables AS lt ON lt.name = st.name
@@ -283,7 +287,6 @@ extension LocalStore {
         try db.execute(sql: """
             DELETE FROM main.rollingsync_cell_clocks WHERE table_id IN (\(storeTables));
             DELETE FROM main.rollingsync_tombstones WHERE table_id IN (\(storeTables));
-            DELETE FROM main.rollingsync_applied_clocks;
             DELETE FROM main.rollingsync_applied_sets;
             INSERT INTO main.rollingsync_applied_sets (number, set_id, client_id, change_count, maximum_clock, recorded_at)
                 SELECT number, set_id, client_id, change_count, maximum_clock, recorded_at
