@@ -96,6 +96,37 @@ struct SourceStructureTests {
         #expect(installedClocks == releaseClocks, "the release store's cell clocks keep their writers")
     }
 
+    @Test("a database of the 2026-11-24 release with an app's stale view and trigger (naming a dropped table) upgrades and syncs")
+    func releaseDatabaseWithStaleViewUpgrades() async throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.url.appendingPathComponent("notes.sqlite")
+        try FileManager.default.copyItem(at: Self.repository.appendingPathComponent("Tests/Fixtures/release-2026-11-24.sqlite"), to: file)
+        let database = try DatabaseQueue(path: file.path)
+        try await database.write { db in
+            try db.execute(sql: """
+                CREATE TABLE archive (id TEXT PRIMARY KEY, title TEXT);
+                CREATE VIEW archived_titles AS SELECT title FROM archive;
+                CREATE TRIGGER notes_archive AFTER DELETE ON notes BEGIN INSERT INTO archive VALUES (old.id, old.title); END;
+                DROP TABLE archive;
+                """)
+        }
+        let localStore = try LocalStore(writer: database)
+        let (clocks, clientID) = try await database.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_cell_clocks AS c JOIN rollingsync_writers AS w ON w.number = c.writer"),
+                try String.fetchOne(db, sql: "SELECT value FROM rollingsync_cli_settings WHERE key = 'client-id'")
+            )
+        }
+        #expect(clocks == 2, "the release's clocks were renumbered")
+        let remote = try TemporaryDirectory()
+        let application = ApplicationSyncManager(
+            store: try FileRemoteStore(root: remote.url), applicationID: try SyncIdentifier("com.example.release"),
+            device: DeviceInfo(clientID: try SyncIdentifier(try #require(clientID)), description: "release fixture", registeredAt: Date())
+        )
+        let manager = try DocumentSyncManager(application: application, documentID: try SyncIdentifier("notebook"), localStore: localStore)
+        #expect(try await manager.synchronize().pushedChanges == 2)
+    }
+
     @Test("a database a newer release upgraded is refused unchanged; the command line's migrations are not taken for newer ones")
     func newerReleaseDatabaseRefused() throws {
         let directory = try TemporaryDirectory()

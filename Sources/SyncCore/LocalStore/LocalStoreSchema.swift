@@ -298,7 +298,8 @@ enum LocalStoreSchema {
         // Cell clocks name their writer by number, not by its 36-character id: about 36 bytes less
         // per record (Docs/Storage.md). This database's own id is numbered first, so its records,
         // the most numerous on a pushing client, store the writer in no byte at all (SQLite keeps
-        // the integer 1 in the record header).
+        // the integer 1 in the record header). (A database adopted from a whole store keeps the
+        // uploader's numbers: its own records then take one byte more.)
         migrator.registerMigration("rollingsync v6: writer numbers") { db in
             try db.execute(sql: """
                 CREATE TABLE rollingsync_writers (
@@ -317,8 +318,12 @@ enum LocalStoreSchema {
                     SELECT c.table_id, c.row_key, c.column_name, c.clock, w.number
                     FROM rollingsync_cell_clocks AS c JOIN rollingsync_writers AS w ON w.database_id = c.client_id;
                 DROP TABLE rollingsync_cell_clocks;
-                ALTER TABLE rollingsync_numbered_cell_clocks RENAME TO rollingsync_cell_clocks;
                 """)
+            // A modern rename checks every view and trigger of the schema, and fails on an app's
+            // stale one (naming a table dropped since), which SQLite otherwise tolerates.
+            try db.execute(sql: "PRAGMA legacy_alter_table = ON")
+            defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
+            try db.execute(sql: "ALTER TABLE rollingsync_numbered_cell_clocks RENAME TO rollingsync_cell_clocks")
         }
         return migrator
     }
