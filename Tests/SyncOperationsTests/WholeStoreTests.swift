@@ -116,6 +116,45 @@ struct WholeStoreTests {
         #expect(try ben.count("tag") == 1)
     }
 
+    @Test("a unit a newer build wrote (a higher manifest version) is skipped by downloads, holds vacuum back and is a notice in verify")
+    func newerUnitIsSkippedAndHoldsVacuum() async throws {
+        let remote = try TestRemote(.memory)
+        // Every sync records itself, so that vacuum knows ben has applied anna's sets.
+        let (anna, ben) = try await TestClient.syncedPair(on: remote, lastSyncRecordInterval: .zero)
+        for index in 0..<3 {
+            try anna.execute("INSERT INTO tag VALUES ('t\(index)', 'tag')")
+            try await anna.sync()
+            try await ben.sync()
+        }
+        let annas = try await anna.manager.uploadWholeStore()
+        let bens = try await ben.manager.uploadWholeStore()
+        let manifestPath = "\(TestRemote.wholeStores(of: "ben"))/\(bens.unit.directoryName)/\(WholeStoreManifest.manifestFileName)"
+        let original = try await remote.raw(manifestPath)
+        var manifest = try #require(try JSONSerialization.jsonObject(with: original) as? [String: Any])
+        #expect(manifest["version"] as? Int == WholeStoreManifest.currentVersion)
+        manifest["version"] = 99
+        try await remote.overwrite(manifestPath, with: try JSONSerialization.data(withJSONObject: manifest))
+
+        let held = try await anna.manager.vacuum()
+        #expect(held.removedSets == [] && held.removedWholeStores == [], "what ben's unit holds cannot be known here, so nothing is removed")
+        // The same unit in this build's format holds every set: the vacuum goes ahead.
+        try await remote.overwrite(manifestPath, with: original)
+        #expect(try await anna.manager.vacuum().removedSets.count == 3)
+        try await remote.overwrite(manifestPath, with: try JSONSerialization.data(withJSONObject: manifest))
+
+        let newcomer = try TestClient("carl", remote: remote.store)
+        let installed = try #require(try await newcomer.manager.downloadWholeStore().wholeStoreInstalled)
+        #expect(installed.client.rawValue == "anna" && installed.unit == annas.unit, "ben's newer unit is skipped for anna's")
+        #expect(try newcomer.count("tag") == 3)
+        let onlyBens = try TestClient("dora", remote: remote.store)
+        let refusal = try await #require(throws: SyncError.self) { _ = try await onlyBens.manager.downloadWholeStore(from: try SyncIdentifier("ben")) }
+        #expect(refusal.code == .unsupportedFormat, "ben has no unit this build can read")
+
+        let verification = try await anna.manager.verifyRemote(VerificationOptions())
+        let findings = verification.problems.filter { $0.client == "ben" }
+        #expect(findings.map(\.kind) == [.uncheckedWholeStore] && findings.allSatisfy { $0.severity == .notice }, "\(verification.problems)")
+    }
+
     @Test("installing a whole store re-bases unpushed local edits instead of dropping them")
     func installKeepsUnpushedEdits() async throws {
         let remote = try TestRemote(.memory)

@@ -54,9 +54,10 @@ public struct VerificationReport: Sendable, Equatable, Codable {
             /// A whole-store unit that lacks history a vacuum removed, or belongs to an earlier
             /// incarnation of the document: readers ignore it.
             public static let unusableWholeStore = Kind(rawValue: "unusableWholeStore")
-            /// A whole store whose database could not be checked here (``VerificationOptions/deep``):
-            /// its schema uses a collation or SQL function that only the application defines.
-            /// Its sizes and SHA-256 were checked; a notice.
+            /// A whole store that could not be checked here: its schema uses a collation or SQL
+            /// function that only the application defines (``VerificationOptions/deep``; its sizes
+            /// and SHA-256 were checked), or a newer build wrote it in a format this one cannot
+            /// read. A notice.
             public static let uncheckedWholeStore = Kind(rawValue: "uncheckedWholeStore")
             /// Vacuumed history that no usable whole store contains: a new client cannot join and
             /// a client that missed it cannot catch up.

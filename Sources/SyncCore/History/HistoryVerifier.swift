@@ -283,7 +283,7 @@ struct HistoryVerifier: Sendable {
                 if try await remote.listIfPresent(layout.wholeStoreUnit(unit.name, of: unit.client)) != nil {
                     findings.append(Finding(problem: Problem(kind: .damagedWholeStore, path: path, client: unit.client.rawValue, detail: error.message)))
                 }
-            } catch let error as SyncError where error.underlying is MissingDefinitionError {
+            } catch let error as SyncError where error.underlying is MissingDefinitionError || error.code == .unsupportedFormat {
                 findings.append(Finding(problem: Problem(
                     kind: .uncheckedWholeStore, severity: .notice, path: path, client: unit.client.rawValue, detail: error.message
                 )))

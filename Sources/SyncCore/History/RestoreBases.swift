@@ -42,8 +42,8 @@ struct RestoreBases: Sendable {
                 candidates.append(Base(unit: unit, contained: Set(try await catalog.index(of: unit).appliedSetIDs)))
             } catch let error as SyncError where (error.underlying as? RemoteStoreError)?.code == .notFound {
                 continue
-            } catch let error as SyncError where error.code == .corruptRemoteData {
-                continue  // a damaged unit is no base; verify reports it
+            } catch let error as SyncError where error.code == .corruptRemoteData || error.code == .unsupportedFormat {
+                continue  // a damaged unit, or one of a newer format, is no base; verify reports it
             }
         }
         let listed = Set(listing.sets.map(\.name.id))

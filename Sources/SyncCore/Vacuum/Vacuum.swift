@@ -147,7 +147,8 @@ struct Vacuum: Sendable {
     }
 
     /// The complete units of the current incarnation with the sets each contains, split into
-    /// those that count and those of retired clients.
+    /// those that count and those of retired clients; a unit in a newer format counts, as
+    /// containing no set.
     private func wholeStores(retired: Set<SyncIdentifier>) async throws -> (
         counted: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)],
         retired: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)]
@@ -156,8 +157,17 @@ struct Vacuum: Sendable {
         var counted: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)] = []
         var ofRetired: [(unit: WholeStoreCatalog.Unit, contained: Set<String>)] = []
         for unit in try await catalog.units() where unit.isComplete {
-            guard try await catalog.manifest(of: unit).integrityKey == integrityKey else { continue }
-            let contained = Set(try await catalog.index(of: unit).appliedSetIDs)
+            let contained: Set<String>
+            do {
+                guard try await catalog.manifest(of: unit).integrityKey == integrityKey else { continue }
+                contained = Set(try await catalog.index(of: unit).appliedSetIDs)
+            } catch let error as SyncError where error.code == .unsupportedFormat {
+                // A newer build's unit, even a retired client's: what it contains cannot be known
+                // here, so it counts as holding no set, and nothing is removed until this build
+                // is upgraded.
+                counted.append((unit, []))
+                continue
+            }
             if retired.contains(unit.client) {
                 ofRetired.append((unit, contained))
             } else {

@@ -40,13 +40,20 @@ struct WholeStoreCatalog: Sendable {
     }
 
     /// The manifest of a complete unit, checked against the unit's name.
+    /// - Throws: ``SyncError/Code/unsupportedFormat`` for a unit a newer build wrote in a format
+    ///   this one cannot install (readers skip it, vacuum counts it as holding no set);
+    ///   ``SyncError/Code/corruptRemoteData`` for a manifest of another unit.
     func manifest(of unit: Unit) async throws -> WholeStoreManifest {
         let path = layout.wholeStoreManifest(unit.name, of: unit.client)
         let manifest = try await remote.readJSON(WholeStoreManifest.self, from: path)
-        guard manifest.unit == unit.name.directoryName, manifest.clientID == unit.client,
-            manifest.version <= WholeStoreManifest.currentVersion
-        else {
-            throw SyncError(.corruptRemoteData, "\(path) does not describe the unit it is in (or uses a newer format)")
+        guard manifest.unit == unit.name.directoryName, manifest.clientID == unit.client else {
+            throw SyncError(.corruptRemoteData, "\(path) does not describe the unit it is in")
+        }
+        guard manifest.version <= WholeStoreManifest.currentVersion else {
+            throw SyncError(
+                .unsupportedFormat,
+                "\(path) is in whole-store format \(manifest.version); this build reads up to \(WholeStoreManifest.currentVersion): upgrade it to use the unit"
+            )
         }
         return manifest
     }

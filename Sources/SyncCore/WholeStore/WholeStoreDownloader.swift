@@ -68,7 +68,7 @@ struct WholeStoreDownloader: Sendable {
                 guard let verified = try await fetchIfUsable(unit, markers: markers, catalog: catalog) else { continue }
                 defer { verified.remove() }
                 return try await body(unit, verified.url)
-            } catch let error as SyncError where error.code == .corruptRemoteData || error.code == .upgradeRequired {
+            } catch let error as SyncError where [.corruptRemoteData, .upgradeRequired, .unsupportedFormat].contains(error.code) {
                 firstFailure = firstFailure ?? error
             }
         }
