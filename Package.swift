@@ -55,6 +55,7 @@ let package = Package(
         ),
         .systemLibrary(name: "CLibSSH2", pkgConfig: "libssh2", providers: [.apt(["libssh2-1-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .target(
             name: "SFTPRemote",
             dependencies: ["RemoteProtocol", "RemoteTransportSupport", "CLibSSH2"],
@@ -84,7 +85,7 @@ let package = Package(
 
         .target(
             name: "SyncCore",
-            dependencies: ["RemoteProtocol", "CZlib", grdb, grdbSQLite, crypto, cryptoExtras, logging],
+            dependencies: ["RemoteProtocol", "CZlib", "CZstd", grdb, grdbSQLite, crypto, cryptoExtras, logging],
             swiftSettings: sharedSwiftSettings
         ),
 

@@ -86,7 +86,7 @@ package enum ChangeSetCompression {
             guard rename(expanded.path, file.path) == 0 else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path])
             }
-        } catch let damaged as ZlibStream.Failure {
+        } catch let damaged as CompressionFailure {
             try? FileManager.default.removeItem(at: expanded)
             throw Failure(description: "the compressed change set cannot be expanded: \(damaged)")
         } catch {

@@ -36,7 +36,7 @@ struct ParallelDeflate {
 
     /// Compresses all of `input` onto the end of `output`, calling `progress` with the bytes of
     /// `input` compressed so far after each block.
-    /// - Throws: ``ZlibStream/Failure`` if zlib fails, or the file handles' errors.
+    /// - Throws: ``CompressionFailure`` if zlib fails, or the file handles' errors.
     func compress(_ input: FileHandle, onto output: FileHandle, progress: (Int64) -> Void) throws {
         try output.write(contentsOf: Self.zlibHeader)
         var checksum = adler32(0, nil, 0)
@@ -110,11 +110,11 @@ struct ParallelDeflate {
     private static func deflate(_ block: Block) throws -> [UInt8] {
         var stream = z_stream()
         let started = czlib_raw_deflate_init(&stream, level)
-        guard started == Z_OK else { throw ZlibStream.Failure(description: "zlib could not start (\(started))") }
+        guard started == Z_OK else { throw CompressionFailure(description: "zlib could not start (\(started))") }
         defer { deflateEnd(&stream) }
         if !block.dictionary.isEmpty {
             let primed = block.dictionary.withUnsafeBufferPointer { deflateSetDictionary(&stream, $0.baseAddress, uInt($0.count)) }
-            guard primed == Z_OK else { throw ZlibStream.Failure(description: "zlib refused the dictionary (\(primed))") }
+            guard primed == Z_OK else { throw CompressionFailure(description: "zlib refused the dictionary (\(primed))") }
         }
         // Room for the worst case, the flush marker and the final block: one call is enough.
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(block.input.count))) + 64)
@@ -129,7 +129,7 @@ struct ParallelDeflate {
             }
         }
         guard status == (block.isLast ? Z_STREAM_END : Z_OK), stream.avail_in == 0, stream.avail_out > 0 else {
-            throw ZlibStream.Failure(description: "zlib could not compress a block (\(status))")
+            throw CompressionFailure(description: "zlib could not compress a block (\(status))")
         }
         output.removeLast(Int(stream.avail_out))
         return output

@@ -1,15 +1,11 @@
 import CZlib
 import Foundation
 
-/// Streaming zlib (RFC 1950) compression of files with the system zlib, so a whole store or a
-/// change set of any size is compressed or expanded in bounded memory: compressed in blocks of
-/// 1 MiB, one per core at once (``ParallelDeflate``), expanded 256 KiB at a time.
+/// Streaming zlib (RFC 1950) compression of files with the system zlib, so a change set (or a
+/// whole store of format 1 or 2, see ``WholeStoreCompression``) of any size is compressed or
+/// expanded in bounded memory: compressed in blocks of 1 MiB, one per core at once
+/// (``ParallelDeflate``), expanded 256 KiB at a time.
 enum ZlibStream {
-    /// A compression or decompression failure (a damaged stream, a write error).
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
     private static let chunkSize = 256 * 1024
 
     /// Compresses `source` into a new file at `destination` (replaced if present) that starts
@@ -18,7 +14,7 @@ enum ZlibStream {
     static func compress(_ source: URL, to destination: URL, header: Data = Data(), progress: (Int64) -> Void = { _ in }) throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
-        let output = try create(destination, startingWith: header)
+        let output = try FileHandle.creatingFile(at: destination, startingWith: header)
         defer { try? output.close() }
         try ParallelDeflate().compress(input, onto: output, progress: progress)
     }
@@ -34,11 +30,11 @@ enum ZlibStream {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
         try input.seek(toOffset: offset)
-        let output = try create(destination, startingWith: Data())
+        let output = try FileHandle.creatingFile(at: destination)
         defer { try? output.close() }
         var stream = z_stream()
         let initialized = czlib_inflate_init(&stream)
-        guard initialized == Z_OK else { throw Failure(description: "zlib could not start (\(initialized))") }
+        guard initialized == Z_OK else { throw CompressionFailure(description: "zlib could not start (\(initialized))") }
         defer { inflateEnd(&stream) }
 
         var outputBuffer = [UInt8](repeating: 0, count: chunkSize)
@@ -49,7 +45,7 @@ enum ZlibStream {
             let chunk = try input.read(upToCount: chunkSize) ?? Data()
             bytesRead += Int64(chunk.count)
             if chunk.isEmpty {
-                throw Failure(description: "the compressed stream is truncated")
+                throw CompressionFailure(description: "the compressed stream is truncated")
             }
             var inputBytes = [UInt8](chunk)
             try inputBytes.withUnsafeMutableBufferPointer { inputPointer in
@@ -64,7 +60,7 @@ enum ZlibStream {
                         if produced > 0 {
                             bytesWritten += UInt64(produced)
                             if let limit, bytesWritten > limit {
-                                throw Failure(description: "the stream expands beyond \(limit) bytes")
+                                throw CompressionFailure(description: "the stream expands beyond \(limit) bytes")
                             }
                             try output.write(contentsOf: UnsafeBufferPointer(rebasing: outputPointer[..<produced]))
                         }
@@ -74,29 +70,19 @@ enum ZlibStream {
                     case Z_STREAM_END:
                         finished = true
                         if stream.avail_in > 0 {
-                            throw Failure(description: "bytes follow the end of the compressed stream")
+                            throw CompressionFailure(description: "bytes follow the end of the compressed stream")
                         }
                     case Z_OK, Z_BUF_ERROR:
                         break
                     default:
-                        throw Failure(description: "the compressed stream is damaged (zlib \(status))")
+                        throw CompressionFailure(description: "the compressed stream is damaged (zlib \(status))")
                     }
                 } while stream.avail_out == 0 && !finished
             }
             progress(bytesRead)
         }
         if let rest = try input.read(upToCount: 1), !rest.isEmpty {
-            throw Failure(description: "bytes follow the end of the compressed stream")
+            throw CompressionFailure(description: "bytes follow the end of the compressed stream")
         }
-    }
-
-    /// Creates (or replaces) the file at `url` holding `header`, open for writing after it.
-    private static func create(_ url: URL, startingWith header: Data) throws -> FileHandle {
-        guard FileManager.default.createFile(atPath: url.path, contents: header) else {
-            throw Failure(description: "cannot create \(url.lastPathComponent)")
-        }
-        let output = try FileHandle(forWritingTo: url)
-        try output.seekToEnd()
-        return output
     }
 }
