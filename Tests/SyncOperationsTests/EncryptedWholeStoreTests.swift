@@ -24,7 +24,7 @@ struct EncryptedWholeStoreTests {
             let bytes = try await remote.store.read(path)
             #expect(!bytes.contains(text: Self.marker), "\(path)")
             #expect(!bytes.contains(text: "SQLite format 3"), "\(path)")
-            #expect(!bytes.contains(text: upload.manifest.files[WholeStoreManifest.storeFileName]?.sha256 ?? "-"), "\(path)")
+            #expect(!bytes.contains(text: upload.manifest.files[WholeStoreCompression.written.storeFileName]?.sha256 ?? "-"), "\(path)")
         }
 
         let carl = try TestClient("carl", remote: remote.store, codecProvider: EncryptionSetup(password: "pw one two").provider)

@@ -353,7 +353,7 @@ struct HistoryTests {
         let freshUnit = WholeStoreUnitName(clock: HLCTimestamp(physicalMilliseconds: UInt64(Date().timeIntervalSince1970 * 1000)))
         let localRoot = try #require(remote.localRoot, "the scenario plants files the store API cannot make")
         for unit in [oldUnit, freshUnit] {
-            let store = "\(TestRemote.wholeStores(of: "ben"))/\(unit.directoryName)/\(WholeStoreManifest.storeFileName)"
+            let store = "\(TestRemote.wholeStores(of: "ben"))/\(unit.directoryName)/\(WholeStoreCompression.written.storeFileName)"
             try await remote.store.createDirectory(at: RemotePath("\(TestRemote.wholeStores(of: "ben"))/\(unit.directoryName)"))
             try await remote.overwrite(store, with: Data("half".utf8))
             // The server's time of an interrupted upload's file is as old as the unit's name says.

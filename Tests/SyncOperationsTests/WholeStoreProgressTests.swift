@@ -40,7 +40,7 @@ struct WholeStoreProgressTests {
         #expect(downloading.last?.bytesTotal == upload.manifest.files.values.map(\.size).reduce(0, +))
         Self.expectMonotonicToTotals(downloading)
         let decompressing = downloaded.filter { $0.phase == .decompressing }
-        #expect(decompressing.last?.bytesTotal == upload.manifest.files[WholeStoreManifest.storeFileName]?.size)
+        #expect(decompressing.last?.bytesTotal == upload.manifest.files[WholeStoreCompression.written.storeFileName]?.size)
         Self.expectMonotonicToTotals(decompressing)
         #expect(try carl.count("note") == 1_200)
     }

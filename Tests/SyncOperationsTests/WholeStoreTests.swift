@@ -20,7 +20,7 @@ struct WholeStoreTests {
         try await ben.sync()
         let upload = try await anna.manager.uploadWholeStore()
         #expect(try await remote.completeUnits(of: "anna") == [upload.unit.directoryName])
-        #expect(upload.manifest.files[WholeStoreManifest.storeFileName]?.size ?? 0 > 0)
+        #expect(upload.manifest.files[WholeStoreCompression.written.storeFileName]?.size ?? 0 > 0)
 
         // The tail: sets newer than the whole store, from the uploader itself and from another client.
         try ben.execute("INSERT INTO note VALUES ('n2', 'f1', 'Two', 'b', 2); UPDATE note SET body = 'a2' WHERE id = 'n1'")
@@ -98,7 +98,7 @@ struct WholeStoreTests {
         try await ben.sync()
         try ben.execute("INSERT INTO tag VALUES ('t-local', 'unpushed')")
         let before = try ben.dump()
-        let storePath = "\(TestRemote.wholeStores(of: "anna"))/\(upload.unit.directoryName)/\(WholeStoreManifest.storeFileName)"
+        let storePath = "\(TestRemote.wholeStores(of: "anna"))/\(upload.unit.directoryName)/\(WholeStoreCompression.written.storeFileName)"
         let original = try await remote.raw(storePath)
 
         var damaged = original

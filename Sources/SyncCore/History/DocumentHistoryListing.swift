@@ -76,7 +76,7 @@ struct DocumentHistoryListing: Sendable {
         listing.units = try await WholeStoreCatalog(remote: remote, layout: layout).units()
         listing.removedClients = (try await remote.listIfPresent(layout.deletedClients) ?? []).filter { !$0.isDirectory }
         for unit in listing.units {
-            let expected: Set<String> = [WholeStoreManifest.manifestFileName, WholeStoreManifest.indexFileName, WholeStoreManifest.storeFileName]
+            let expected = Set([WholeStoreManifest.manifestFileName, WholeStoreManifest.indexFileName] + WholeStoreCompression.allCases.map(\.storeFileName))
             for file in unit.files where !expected.contains(file.name) || file.isDirectory {
                 listing.unknown.append(UnknownEntry(path: file.path, isDirectory: file.isDirectory))
             }

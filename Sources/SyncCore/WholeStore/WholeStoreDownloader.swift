@@ -100,11 +100,11 @@ struct WholeStoreDownloader: Sendable {
     ) async throws -> LocalScratchFile? {
         let manifest = try await catalog.manifest(of: unit)
         guard manifest.integrityKey == integrityKey else { return nil }
-        guard manifest.compression == WholeStoreManifest.zlibCompression else {
+        guard let compression = manifest.storeCompression else {
             throw SyncError(.corruptRemoteData, "whole store \(unit.name) of \(unit.client) uses the unknown compression '\(manifest.compression)'")
         }
         let indexSize = manifest.files[WholeStoreManifest.indexFileName]?.size ?? 0
-        let storeSize = manifest.files[WholeStoreManifest.storeFileName]?.size ?? 0
+        let storeSize = manifest.files[compression.storeFileName]?.size ?? 0
         let downloaded = { [progress] (items: Int, bytes: Int64) in
             progress(SyncProgress(phase: .downloadingStore, itemsDone: items, itemsTotal: 2, bytesDone: bytes, bytesTotal: indexSize + storeSize))
         }
@@ -116,7 +116,7 @@ struct WholeStoreDownloader: Sendable {
         let index = try CodedRemote.decodeJSON(WholeStoreIndex.self, from: try Data(contentsOf: indexFile.url), at: indexPath)
         let contained = Set(index.appliedSetIDs)
         guard markers.values.allSatisfy({ contained.contains($0.id) }) else { return nil }
-        let compressed = try await downloadVerified(WholeStoreManifest.storeFileName, of: unit, manifest: manifest)
+        let compressed = try await downloadVerified(compression.storeFileName, of: unit, manifest: manifest)
         defer { compressed.remove() }
         downloaded(2, indexSize + storeSize)
         let store = try LocalScratchFile()
@@ -124,7 +124,7 @@ struct WholeStoreDownloader: Sendable {
             try await BlockingWork.run { [progress] in
                 progress(SyncProgress(phase: .decompressing, bytesTotal: storeSize))
                 // Never more than the manifest announces, so a damaged or hostile store cannot fill the disk.
-                try ZlibStream.decompress(compressed.url, to: store.url, limit: UInt64(max(0, manifest.uncompressedStore.size))) { done in
+                try compression.decompress(compressed.url, to: store.url, limit: UInt64(max(0, manifest.uncompressedStore.size))) { done in
                     progress(SyncProgress(phase: .decompressing, bytesDone: done, bytesTotal: storeSize))
                 }
                 progress(SyncProgress(phase: .verifying))

@@ -4,23 +4,20 @@ import Foundation
 /// every other file of the unit is complete, and it lets a reader verify them before use.
 ///
 /// Sizes and SHA-256 digests describe each file as it was before the codec (so they also catch a
-/// decryption or decoding mix-up). The snapshot is stored zlib-compressed (RFC 1950, `compression`
-/// is `zlib`); ``uncompressedStore`` describes it once expanded. Encryption, when enabled, is
-/// applied by the codec on top of the compressed bytes.
+/// decryption or decoding mix-up). The snapshot is stored compressed, as ``compression`` names
+/// (``WholeStoreCompression``: `zstd` since version 3, `zlib` before), in the file that
+/// compression names; ``uncompressedStore`` describes it once expanded. Encryption, when enabled,
+/// is applied by the codec on top of the compressed bytes.
 package struct WholeStoreManifest: Codable, Sendable, Equatable {
     /// The manifest's file name inside a unit.
     package static let manifestFileName = "manifest.json"
-    /// The compressed snapshot's file name inside a unit.
-    package static let storeFileName = "store.sqlite.zlib"
     /// The applied-change-set index's file name inside a unit (see ``WholeStoreIndex``).
     package static let indexFileName = "appliedSets.json"
-    /// The ``compression`` value of a zlib-compressed store.
-    package static let zlibCompression = "zlib"
-    /// The version written by this build: 2 since a store's cell clocks name their writers by
-    /// number (the local schema's migration `rollingsync v6: writer numbers`). Builds that know only
-    /// version 1 cannot install such a store, and skip the unit as one in a newer format; this
-    /// build installs both.
-    package static let currentVersion = 2
+    /// The version written by this build: 3 since the snapshot is compressed with zstd instead of
+    /// zlib. Version 2 came when a store's cell clocks began to name their writers by number (the
+    /// local schema's migration `rollingsync v6: writer numbers`). Builds skip a unit of a version
+    /// above their own as one in a newer format; this build installs all three.
+    package static let currentVersion = 3
 
     /// One file of the unit.
     package struct File: Codable, Sendable, Equatable {
@@ -47,26 +44,31 @@ package struct WholeStoreManifest: Codable, Sendable, Equatable {
     package var integrityKey: String
     /// When the snapshot was taken, by the uploader's wall clock.
     package var createdAt: Date
-    /// The compression of ``storeFileName``: `zlib`, the only one this version writes and reads.
+    /// The snapshot's compression: a ``WholeStoreCompression`` raw value (`zstd` or `zlib`), kept
+    /// as written so an unknown one is reported by name rather than failing to decode.
     package var compression: String
     /// The number of change sets the snapshot contains.
     package var appliedSetCount: Int
     /// The snapshot once expanded: the SQLite file.
     package var uncompressedStore: File
-    /// The unit's files as stored, by name: ``storeFileName`` and ``indexFileName``.
+    /// The unit's files as stored, by name: the snapshot's (``storeCompression``'s
+    /// ``WholeStoreCompression/storeFileName``) and ``indexFileName``.
     package var files: [String: File]
+
+    /// The snapshot's compression; `nil` when ``compression`` names one this build does not know.
+    package var storeCompression: WholeStoreCompression? { WholeStoreCompression(rawValue: compression) }
 
     /// Describes a unit.
     package init(
         clientID: SyncIdentifier, unit: WholeStoreUnitName, integrityKey: String, createdAt: Date,
-        appliedSetCount: Int, uncompressedStore: File, files: [String: File]
+        compression: WholeStoreCompression, appliedSetCount: Int, uncompressedStore: File, files: [String: File]
     ) {
         version = Self.currentVersion
         self.clientID = clientID
         self.unit = unit.directoryName
         self.integrityKey = integrityKey
         self.createdAt = createdAt
-        compression = Self.zlibCompression
+        self.compression = compression.rawValue
         self.appliedSetCount = appliedSetCount
         self.uncompressedStore = uncompressedStore
         self.files = files

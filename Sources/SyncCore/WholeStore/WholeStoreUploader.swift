@@ -10,8 +10,8 @@ import RemoteProtocol
 ///
 /// Order of writes, so a reader never sees a half-written unit and an interruption at any step
 /// leaves the previous unit usable:
-/// 1. `WholeStore/<client>/<clock>-<id>.wholestore/store.sqlite.zlib` (the snapshot, compressed,
-///    through the codec);
+/// 1. `WholeStore/<client>/<clock>-<id>.wholestore/store.sqlite.zst` (the snapshot, compressed
+///    with ``WholeStoreCompression/written``, through the codec);
 /// 2. `appliedSets.json` (the change sets the snapshot contains);
 /// 3. `manifest.json` **last** (sizes and SHA-256 of both): the unit is now complete;
 /// 4. every other unit directory of this client (older units and leftovers of interrupted
@@ -34,6 +34,7 @@ struct WholeStoreUploader: Sendable {
     /// as a unit named after `clock`.
     func upload(snapshot: URL, appliedSetIDs: [String], clock: HLCTimestamp) async throws -> WholeStoreUpload {
         let unit = WholeStoreUnitName(clock: clock)
+        let compression = WholeStoreCompression.written
         let index = try LocalScratchFile()
         defer { index.remove() }
         let compressed = try LocalScratchFile()
@@ -46,7 +47,7 @@ struct WholeStoreUploader: Sendable {
                 try JSONEncoder().encode(WholeStoreIndex(appliedSetIDs: appliedSetIDs)).write(to: index.url)
                 let uncompressed = try FileDigest.describe(snapshot)
                 progress(SyncProgress(phase: .compressing, bytesTotal: uncompressed.size))
-                try ZlibStream.compress(snapshot, to: compressed.url) { done in
+                try compression.compress(snapshot, to: compressed.url) { done in
                     progress(SyncProgress(phase: .compressing, bytesDone: done, bytesTotal: uncompressed.size))
                 }
                 return (uncompressed, try FileDigest.describe(compressed.url), try FileDigest.describe(index.url))
@@ -60,14 +61,14 @@ struct WholeStoreUploader: Sendable {
         }
         uploaded(0, 0)
         try await remote.createDirectory(layout.wholeStoreUnit(unit, of: clientID))
-        try await remote.upload(compressed.url, to: layout.wholeStoreFile(WholeStoreManifest.storeFileName, of: unit, client: clientID))
+        try await remote.upload(compressed.url, to: layout.wholeStoreFile(compression.storeFileName, of: unit, client: clientID))
         uploaded(1, store.size)
         try await remote.upload(index.url, to: layout.wholeStoreFile(WholeStoreManifest.indexFileName, of: unit, client: clientID))
         uploaded(2, bytesTotal)
         let manifest = WholeStoreManifest(
-            clientID: clientID, unit: unit, integrityKey: integrityKey, createdAt: Date(),
+            clientID: clientID, unit: unit, integrityKey: integrityKey, createdAt: Date(), compression: compression,
             appliedSetCount: appliedSetIDs.count, uncompressedStore: uncompressed,
-            files: [WholeStoreManifest.storeFileName: store, WholeStoreManifest.indexFileName: indexFile]
+            files: [compression.storeFileName: store, WholeStoreManifest.indexFileName: indexFile]
         )
         try await remote.writeJSON(manifest, to: layout.wholeStoreManifest(unit, of: clientID))
         uploaded(3, bytesTotal)
