@@ -60,6 +60,9 @@ struct CommandLineRunCosts {
     /// The physical floor of a bootstrap: copying the database file, and `PRAGMA integrity_check`.
     var fileCopy: ChildCost
     var integrityCheck: ChildCost
+    /// Bytes of the pushing client's database file, and of the compressed store push-store
+    /// uploaded from it (what pull-store downloads).
+    var databaseFile: Int, uploadedStore: Int
     /// Bytes of the synced table (with its indexes) and of RollingSync's tables (with theirs), on
     /// the pushing client and on the receiving one, after the sync.
     var pusherData: Int, pusherMetadata: Int
@@ -140,12 +143,17 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     let keyCopy = try sizes(plain).metadata
     let pushStore = try rollsyncRun("push-store", "--db", pusher)
     let pullStore = try rollsyncRun("pull-store", "--db", newcomer)
+    func fileSize(_ url: URL) throws -> Int { try url.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0 }
+    let remoteFiles = FileManager.default.enumerator(at: remote, includingPropertiesForKeys: [.fileSizeKey])?.allObjects as? [URL] ?? []
+    let uploadedStore = try remoteFiles.filter { $0.lastPathComponent.hasPrefix("store.sqlite.") }.map(fileSize).reduce(0, +)
+    let databaseFile = try fileSize(URL(fileURLWithPath: pusher))
     let copy = scratch.appendingPathComponent("copy.db").path
     let fileCopy = try runChild(["/bin/cp", pusher, copy])
     let integrityCheck = try runChild([sqlite3, copy, "PRAGMA integrity_check"])
     return CommandLineRunCosts(
         rows: rows, plainInsert: plainInsert, bareTriggerInsert: bareTriggerInsert, capturedInsert: capturedInsert, firstPush: firstPush, apply: apply,
         pushStore: pushStore, pullStore: pullStore, fileCopy: fileCopy, integrityCheck: integrityCheck,
+        databaseFile: databaseFile, uploadedStore: uploadedStore,
         pusherData: pusherData, pusherMetadata: pusherMetadata, receiverData: receiverData, receiverMetadata: receiverMetadata,
         keyCopy: keyCopy
     )

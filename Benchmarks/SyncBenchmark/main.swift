@@ -119,6 +119,8 @@ func printCommandLineRun(rows: Int) throws {
         peakBytes: max(costs.fileCopy.peakBytes, costs.integrityCheck.peakBytes)
     )
     print(line("its floor: cp + integrity_check", physical, rowsPerSecond: true))
+    print("   the store pull-store downloads: \(megabytes(costs.uploadedStore)), \(share(costs.uploadedStore, of: costs.databaseFile)) of the database file "
+        + "(\(megabytes(costs.databaseFile)))")
     print("   RollingSync's tables: \(share(costs.pusherMetadata, of: costs.pusherData)) of the synced table's size on the pusher "
         + "(\(megabytes(costs.pusherMetadata)) beside \(megabytes(costs.pusherData))), "
         + "\(share(costs.receiverMetadata, of: costs.receiverData)) on the receiver (\(megabytes(costs.receiverMetadata)))")
