@@ -28,6 +28,32 @@ struct WholeStoreFormatTwoTests {
         #expect(verification.problems.isEmpty, "\(verification.problems)")
     }
 
+    @Test("units of formats 2 and 3 side by side: the newest is installed, and one naming an unknown compression is skipped for the older")
+    func mixedFormats() async throws {
+        let remote = try TestRemote(.memory)
+        let (anna, ben) = try await TestClient.syncedPair(on: remote)
+        try anna.execute("INSERT INTO folder VALUES ('f1', 'Inbox')")
+        try await anna.sync()
+        try await ben.sync()
+        let annas = try await anna.manager.uploadWholeStore()
+        try await Self.rewriteAsFormatTwo(annas.unit, of: "anna", on: remote)
+        try ben.execute("INSERT INTO tag VALUES ('t1', 'home')")
+        let bens = try await ben.manager.uploadWholeStore()
+
+        let carl = try TestClient("carl", remote: remote.store)
+        #expect(try #require(try await carl.manager.downloadWholeStore().wholeStoreInstalled).unit == bens.unit)
+        #expect(try carl.dump() == ben.dump())
+
+        let manifestPath = "\(TestRemote.wholeStores(of: "ben"))/\(bens.unit.directoryName)/\(WholeStoreManifest.manifestFileName)"
+        var manifest = try #require(try JSONSerialization.jsonObject(with: try await remote.raw(manifestPath)) as? [String: Any])
+        manifest["compression"] = "brotli"
+        try await remote.overwrite(manifestPath, with: try JSONSerialization.data(withJSONObject: manifest))
+        let dora = try TestClient("dora", remote: remote.store)
+        let report = try await dora.manager.downloadWholeStore()
+        #expect(try #require(report.wholeStoreInstalled).unit == annas.unit, "ben's unit cannot be expanded")
+        #expect(try dora.dump() == ben.dump(), "the tail after anna's unit brings ben's tag")
+    }
+
     /// Replaces a unit's zstd store by the same snapshot zlib-compressed, and its manifest by
     /// format 2's, as a build before format 3 wrote them.
     static func rewriteAsFormatTwo(_ unit: WholeStoreUnitName, of client: String, on remote: TestRemote) async throws {

@@ -69,12 +69,16 @@ enum ZstdStream {
         }
     }
 
-    /// Expands the zstd frame in `source` into `destination`, refusing a truncated or damaged
-    /// frame (its checksum included), any bytes after its end, and (with `limit`) a frame that
-    /// expands to more than `limit` bytes, as soon as it does, so a damaged or hostile file never
-    /// writes more than that; a frame that asks for a window above libzstd's default cap (128 MiB)
-    /// is refused rather than allocated. Calls `progress` with the bytes of `source` read so far
-    /// after each chunk.
+    /// The first bytes of every Zstandard frame (`ZSTD_MAGICNUMBER`, little-endian). Skippable
+    /// frames start otherwise, and are refused: the writer never makes one.
+    private static let frameMagic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+
+    /// Expands the zstd frame in `source` into `destination`, refusing anything but one frame:
+    /// another format, a truncated or damaged frame (its checksum included), any bytes after its
+    /// end, and (with `limit`) a frame that expands to more than `limit` bytes, as soon as it does,
+    /// so a damaged or hostile file never writes more than that; a frame that asks for a window
+    /// above libzstd's default cap (128 MiB) is refused rather than allocated. Calls `progress`
+    /// with the bytes of `source` read so far after each chunk.
     static func decompress(_ source: URL, to destination: URL, limit: UInt64? = nil, progress: (Int64) -> Void = { _ in }) throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
@@ -84,33 +88,49 @@ enum ZstdStream {
         defer { ZSTD_freeDCtx(context) }
 
         var outputBuffer = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
-        var bytesRead: Int64 = 0
         var bytesWritten: UInt64 = 0
         var frameEnded = false
+        let trailingBytes = CompressionFailure(description: "bytes follow the end of the compressed stream")
+        /// Hands `pending` to the decoder until it is all taken and the decoder has no output left
+        /// to give (it may hold some back while the output buffer is full), writing what it gives.
+        func decode(_ pending: inout ZSTD_inBuffer) throws {
+            while !frameEnded {
+                let outputFull = try outputBuffer.withUnsafeMutableBytes { outputBytes in
+                    var out = ZSTD_outBuffer(dst: outputBytes.baseAddress, size: outputBytes.count, pos: 0)
+                    let status = ZSTD_decompressStream(context, &out, &pending)
+                    guard ZSTD_isError(status) == 0 else {
+                        throw CompressionFailure(description: "the compressed stream is damaged (zstd: \(String(cString: ZSTD_getErrorName(status))))")
+                    }
+                    bytesWritten += UInt64(out.pos)
+                    if let limit, bytesWritten > limit {
+                        throw CompressionFailure(description: "the stream expands beyond \(limit) bytes")
+                    }
+                    if out.pos > 0 { try output.write(contentsOf: UnsafeRawBufferPointer(rebasing: outputBytes[..<out.pos])) }
+                    frameEnded = status == 0
+                    return out.pos == out.size
+                }
+                if pending.pos == pending.size, !outputFull { break }
+            }
+            guard pending.pos == pending.size else { throw trailingBytes }
+        }
+
+        var bytesRead: Int64 = 0
         while let chunk = try input.read(upToCount: chunkSize), !chunk.isEmpty {
-            guard !frameEnded else { throw CompressionFailure(description: "bytes follow the end of the compressed stream") }
+            guard bytesRead > 0 || chunk.starts(with: frameMagic) else {
+                throw CompressionFailure(description: "the file is not a zstd stream")
+            }
+            guard !frameEnded else { throw trailingBytes }
             bytesRead += Int64(chunk.count)
             try chunk.withUnsafeBytes { chunkBytes in
                 var pending = ZSTD_inBuffer(src: chunkBytes.baseAddress, size: chunkBytes.count, pos: 0)
-                // libzstd keeps the last byte of a frame until it has written all the frame expands to.
-                while pending.pos < pending.size {
-                    guard !frameEnded else { throw CompressionFailure(description: "bytes follow the end of the compressed stream") }
-                    try outputBuffer.withUnsafeMutableBytes { outputBytes in
-                        var out = ZSTD_outBuffer(dst: outputBytes.baseAddress, size: outputBytes.count, pos: 0)
-                        let status = ZSTD_decompressStream(context, &out, &pending)
-                        guard ZSTD_isError(status) == 0 else {
-                            throw CompressionFailure(description: "the compressed stream is damaged (zstd: \(String(cString: ZSTD_getErrorName(status))))")
-                        }
-                        bytesWritten += UInt64(out.pos)
-                        if let limit, bytesWritten > limit {
-                            throw CompressionFailure(description: "the stream expands beyond \(limit) bytes")
-                        }
-                        if out.pos > 0 { try output.write(contentsOf: UnsafeRawBufferPointer(rebasing: outputBytes[..<out.pos])) }
-                        frameEnded = status == 0
-                    }
-                }
+                try decode(&pending)
             }
             progress(bytesRead)
+        }
+        if !frameEnded {
+            // Whatever the decoder still holds of a complete frame.
+            var nothing = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+            try decode(&nothing)
         }
         guard frameEnded else { throw CompressionFailure(description: "the compressed stream is truncated") }
     }
