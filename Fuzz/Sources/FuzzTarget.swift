@@ -20,7 +20,7 @@ struct FuzzTarget: Sendable {
 
     /// Every target, in the order Scripts/fuzz.sh runs them.
     static let all: [FuzzTarget] = [
-        .changeSet, .compressedChangeSet, .encryptedFile, .wholeStoreManifest, .wholeStoreIndex, .keyFile, .formatFile,
+        .changeSet, .compressedChangeSet, .encryptedFile, .wholeStoreSnapshot, .wholeStoreManifest, .wholeStoreIndex, .keyFile, .formatFile,
         .webDAVMultistatus, .s3XML, .netrc, .remotePath,
     ]
 

@@ -15,6 +15,7 @@ enum GeneratedSeeds {
             "change-set": changeSets,
             "compressed-change-set": try changeSets.map(compressed),
             "encrypted-file": try (changeSets + [Data("a short plaintext".utf8), Data(count: 70_000)]).map(encrypted),
+            "whole-store-snapshot": try ([Data()] + changeSets).map(zstdCompressed),
             "whole-store-manifest": [Data(manifest.utf8)],
             "whole-store-index": [Data(#"{ "appliedSetIDs": ["0001938a6c1f0003-5F0C", "0001938a6c1f0004-5F0C"] }"#.utf8), Data(#"{"appliedSetIDs":[]}"#.utf8)],
             "key-file": [Data(keyFile.utf8)],
@@ -80,6 +81,14 @@ enum GeneratedSeeds {
         return try ChangeSetCompression.compress(source, to: target) ? Data(contentsOf: target) : set
     }
 
+    private static func zstdCompressed(_ snapshot: Data) throws -> Data {
+        let source = Scratch.directory.appendingPathComponent("seed-plain"), target = Scratch.directory.appendingPathComponent("seed-compressed")
+        defer { for file in [source, target] { try? FileManager.default.removeItem(at: file) } }
+        try snapshot.write(to: source)
+        try WholeStoreCompression.zstd.compress(source, to: target) { _ in }
+        return try Data(contentsOf: target)
+    }
+
     private static func encrypted(_ plaintext: Data) throws -> Data {
         let source = Scratch.directory.appendingPathComponent("seed-plain"), target = Scratch.directory.appendingPathComponent("seed-encrypted")
         defer { for file in [source, target] { try? FileManager.default.removeItem(at: file) } }
@@ -89,11 +98,11 @@ enum GeneratedSeeds {
     }
 
     private static let manifest = """
-        { "version": 1, "clientID": "laptop-7F3A", "unit": "0001938a6c1f0003-5F0C.wholestore",
-          "integrityKey": "88499D76-8F3B-4C0E-9B7A-1D2E3F405162", "createdAt": "2026-11-22T03:31:12Z", "compression": "zlib",
+        { "version": 3, "clientID": "laptop-7F3A", "unit": "0001938a6c1f0003-5F0C.wholestore",
+          "integrityKey": "88499D76-8F3B-4C0E-9B7A-1D2E3F405162", "createdAt": "2026-11-22T03:31:12Z", "compression": "zstd",
           "appliedSetCount": 42,
           "uncompressedStore": { "size": 106496, "sha256": "530e8d2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6" },
-          "files": { "store.sqlite.zlib": { "size": 20311, "sha256": "9b1c8d2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6" },
+          "files": { "store.sqlite.zst": { "size": 20311, "sha256": "9b1c8d2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6" },
                      "appliedSets.json": { "size": 97, "sha256": "65458d2a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6" } } }
         """
 

@@ -40,6 +40,17 @@ extension FuzzTarget {
         }
     }
 
+    /// A whole store's compressed snapshot as the downloader expands it (zstd, within the size
+    /// its manifest announces; here 1 MiB).
+    static let wholeStoreSnapshot = FuzzTarget(name: "whole-store-snapshot") { input in
+        Scratch.withFile(holding: input) { file in
+            expecting([CompressionFailure.self], in: "whole-store-snapshot") {
+                let output = file.deletingLastPathComponent().appendingPathComponent("expanded")
+                try WholeStoreCompression.zstd.decompress(file, to: output, limit: 1 << 20) { _ in }
+            }
+        }
+    }
+
     /// A whole store's `manifest.json`.
     static let wholeStoreManifest = FuzzTarget(name: "whole-store-manifest") { input in
         expecting([SyncError.self], in: "whole-store-manifest") {
