@@ -57,6 +57,9 @@ struct CommandLineRunCosts {
     /// `rollsync push-store` on the pushing client, and `pull-store` on a new client.
     var pushStore: ChildCost
     var pullStore: ChildCost
+    /// `pull-store` on the receiving client, which holds the same rows already: the store is
+    /// installed in place of its synced data, in one transaction (a re-base).
+    var pullStoreInPlace: ChildCost
     /// The physical floor of a bootstrap: copying the database file, and `PRAGMA integrity_check`.
     var fileCopy: ChildCost
     var integrityCheck: ChildCost
@@ -75,7 +78,7 @@ struct CommandLineRunCosts {
 /// Section 9: the `rollsync` binary (next to this benchmark) and `sqlite3` as separate processes
 /// on `rows` rows of six short columns, through a folder remote: inserting with and without
 /// capture, the first push, the apply, a bootstrap through push-store and pull-store beside a
-/// file copy and an integrity check, and the size of RollingSync's tables beside the table's and
+/// file copy and an integrity check, pull-store on a client that holds the rows already, and the size of RollingSync's tables beside the table's and
 /// beside a copy of the keys.
 func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -> CommandLineRunCosts {
     let scratch = directory.appendingPathComponent("cli-\(UUID().uuidString)")
@@ -143,6 +146,7 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     let keyCopy = try sizes(plain).metadata
     let pushStore = try rollsyncRun("push-store", "--db", pusher)
     let pullStore = try rollsyncRun("pull-store", "--db", newcomer)
+    let pullStoreInPlace = try rollsyncRun("pull-store", "--db", receiver)
     func fileSize(_ url: URL) throws -> Int { try url.resourceValues(forKeys: [.fileSizeKey]).fileSize ?? 0 }
     let remoteFiles = FileManager.default.enumerator(at: remote, includingPropertiesForKeys: [.fileSizeKey])?.allObjects as? [URL] ?? []
     let uploadedStore = try remoteFiles.filter { $0.lastPathComponent.hasPrefix("store.sqlite.") }.map(fileSize).reduce(0, +)
@@ -152,7 +156,7 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     let integrityCheck = try runChild([sqlite3, copy, "PRAGMA integrity_check"])
     return CommandLineRunCosts(
         rows: rows, plainInsert: plainInsert, bareTriggerInsert: bareTriggerInsert, capturedInsert: capturedInsert, firstPush: firstPush, apply: apply,
-        pushStore: pushStore, pullStore: pullStore, fileCopy: fileCopy, integrityCheck: integrityCheck,
+        pushStore: pushStore, pullStore: pullStore, pullStoreInPlace: pullStoreInPlace, fileCopy: fileCopy, integrityCheck: integrityCheck,
         databaseFile: databaseFile, uploadedStore: uploadedStore,
         pusherData: pusherData, pusherMetadata: pusherMetadata, receiverData: receiverData, receiverMetadata: receiverMetadata,
         keyCopy: keyCopy

@@ -30,7 +30,8 @@
 //    NAME, such as `RGW`, when given).
 // 9. The rollsync binary and sqlite3 as separate processes on 1,000,000 rows (issue 31): inserts
 //    without capture, with a bare one-row-append trigger (capture's floor) and with capture, the first push, the apply, a bootstrap through push-store and
-//    pull-store beside its floor (a file copy and an integrity check), with peak memory, and the
+//    pull-store beside its floor (a file copy and an integrity check), with peak memory,
+//    pull-store on a client that holds the rows already (the store installed in place), and the
 //    size of RollingSync's tables beside the synced table's on both clients and beside their floor
 //    (one copy of each key).
 //    `SyncBenchmark --cli [ROWS]` runs this section alone.
@@ -119,6 +120,7 @@ func printCommandLineRun(rows: Int) throws {
         peakBytes: max(costs.fileCopy.peakBytes, costs.integrityCheck.peakBytes)
     )
     print(line("its floor: cp + integrity_check", physical, rowsPerSecond: true))
+    print(line("pull-store on a client with the rows", costs.pullStoreInPlace, rowsPerSecond: true))
     print("   the store pull-store downloads: \(megabytes(costs.uploadedStore)), \(share(costs.uploadedStore, of: costs.databaseFile)) of the database file "
         + "(\(megabytes(costs.databaseFile)))")
     print("   RollingSync's tables: \(share(costs.pusherMetadata, of: costs.pusherData)) of the synced table's size on the pusher "

@@ -2,11 +2,13 @@
 //
 //   swift run -c release SyncCoreBenchmark        (or Scripts/benchmark.sh SyncCoreBenchmark)
 //
-// 1. Capture overhead: 100k inserts then 100k updates of one or two columns (batches of 1,000 rows
-//    per transaction, prepared statements) on a table with capture triggers versus the same table
-//    without them, and beside them capture's floor: the same table with one trigger per statement
-//    kind appending one bare row a write to a log. Targets (issue 31): inserts ≤ 1.25×, updates
-//    ≤ 1.5× whatever the number of columns changed.
+// 1. Capture overhead: 100k inserts then 100k updates of one column, of two, or of the whole row
+//    with one column changed, as ORMs write (batches of 1,000 rows per transaction, prepared
+//    statements) on a table with capture triggers versus the same table without them, and beside
+//    them capture's floor (the same table with one trigger per statement kind appending one bare
+//    row a write to a log) and RollingSync's capture before the log's column sets (schema v7): one
+//    entry per changed cell, from one trigger per column. Targets (issue 31): inserts ≤ 1.25×,
+//    updates ≤ 1.5× whatever the number of columns changed.
 // 2. Apply cost: applying change sets of those 100k inserts and 100k updates (verification pass
 //    included) versus executing the same writes directly in one transaction each. Target ≤ 2×.
 //    Both run on a table keyed by one TEXT column (a UUID) and on one keyed by a composite key of
@@ -112,8 +114,36 @@ func newDatabase(_ name: String, _ shape: KeyShape) throws -> DatabasePool {
 
 let keys = (0..<rowCount).map { _ in UUID().uuidString }
 
-/// The application's workload: inserts, then updates of `updatedColumns` columns per row.
-func appWrites(on pool: DatabasePool, _ shape: KeyShape, updatedColumns: Int) throws -> (insert: Double, update: Double) {
+/// The updates of the application's workload.
+enum UpdateKind: CaseIterable {
+    /// `SET quantity = ?`: one column, changed.
+    case oneColumn
+    /// `SET quantity = ?, name = ?`: two columns, both changed.
+    case twoColumns
+    /// `SET name = ?, quantity = ?, price = ?, note = ?`, only `quantity` changed: the whole row
+    /// written back, as ORMs save a record (Room's `@Update`, Django's `save()`).
+    case wholeRow
+
+    func statement(_ shape: KeyShape) -> String {
+        switch self {
+        case .oneColumn: "UPDATE items SET quantity = ? WHERE \(shape.matchesKey)"
+        case .twoColumns: "UPDATE items SET quantity = ?, name = 'renamed ' || ? WHERE \(shape.matchesKey)"
+        case .wholeRow: "UPDATE items SET name = ?, quantity = ?, price = ?, note = ? WHERE \(shape.matchesKey)"
+        }
+    }
+
+    /// The values of row `index`'s update, before its key values.
+    func values(_ index: Int) -> [DatabaseValue] {
+        switch self {
+        case .oneColumn: [(index + 1).databaseValue]
+        case .twoColumns: [(index + 1).databaseValue, index.databaseValue]
+        case .wholeRow: ["item \(index)".databaseValue, (index + 1).databaseValue, (Double(index) * 0.25).databaseValue, "note".databaseValue]
+        }
+    }
+}
+
+/// The application's workload: inserts, then one update of each row.
+func appWrites(on pool: DatabasePool, _ shape: KeyShape, updates: UpdateKind) throws -> (insert: Double, update: Double) {
     let insert = try seconds {
         for batch in stride(from: 0, to: rowCount, by: batchSize) {
             try pool.write { db in
@@ -128,12 +158,9 @@ func appWrites(on pool: DatabasePool, _ shape: KeyShape, updatedColumns: Int) th
     let update = try seconds {
         for batch in stride(from: 0, to: rowCount, by: batchSize) {
             try pool.write { db in
-                let statement = updatedColumns == 1
-                    ? try db.cachedStatement(sql: "UPDATE items SET quantity = ? WHERE \(shape.matchesKey)")
-                    : try db.cachedStatement(sql: "UPDATE items SET quantity = ?, name = 'renamed ' || ? WHERE \(shape.matchesKey)")
+                let statement = try db.cachedStatement(sql: updates.statement(shape))
                 for index in batch..<batch + batchSize {
-                    let values: [DatabaseValue] = updatedColumns == 1 ? [(index + 1).databaseValue] : [(index + 1).databaseValue, index.databaseValue]
-                    try statement.execute(arguments: StatementArguments(values + shape.key(index)))
+                    try statement.execute(arguments: StatementArguments(updates.values(index) + shape.key(index)))
                 }
             }
         }
@@ -176,7 +203,11 @@ let large = try encodeAndDecode(1_000_000)
 
 // MARK: 1. Capture overhead
 
-typealias CaptureTimes = (insert: Double, update: Double, update2: Double)
+/// Best times of the inserts, and of the updates of each kind.
+struct CaptureTimes {
+    var insert = Double.infinity
+    var updates = Dictionary(uniqueKeysWithValues: UpdateKind.allCases.map { ($0, Double.infinity) })
+}
 
 /// What records the application's writes.
 enum Capture: CaseIterable {
@@ -186,25 +217,52 @@ enum Capture: CaseIterable {
     /// key) per written row to a log table, whatever columns the write changed. Any capture by
     /// triggers that logs each write in the same transaction pays at least this.
     case bareLog
+    /// RollingSync's capture before the log's column sets (v7), measured beside today's: one `AFTER UPDATE OF`
+    /// trigger per column, each appending one entry per changed cell, with the same checks as
+    /// RollingSync's triggers (the key unchanged, the value changed, capture on).
+    case cellLog
     /// RollingSync's capture triggers.
     case rollingSync
 
     /// Sets the capture up on a new database of `shape`.
     func install(on pool: DatabasePool, _ shape: KeyShape) throws {
+        let keys = shape.keyColumns
+        let newKey = keys.map { "new.\($0)" }.joined(separator: ", ")
         switch self {
         case .off:
             return
         case .bareLog:
-            let keys = shape.keyColumns
             try pool.write { db in
                 try db.execute(sql: """
                     CREATE TABLE log (seq INTEGER PRIMARY KEY, wall REAL NOT NULL, \(keys.joined(separator: ", ")));
                     CREATE TRIGGER log_insert AFTER INSERT ON items BEGIN
-                        INSERT INTO log VALUES (NULL, julianday(), \(keys.map { "new.\($0)" }.joined(separator: ", ")));
+                        INSERT INTO log VALUES (NULL, julianday(), \(newKey));
                     END;
                     CREATE TRIGGER log_update AFTER UPDATE ON items BEGIN
-                        INSERT INTO log VALUES (NULL, julianday(), \(keys.map { "new.\($0)" }.joined(separator: ", ")));
+                        INSERT INTO log VALUES (NULL, julianday(), \(newKey));
                     END;
+                    """)
+            }
+        case .cellLog:
+            let keyDiffers = keys.map { "old.\($0) IS NOT new.\($0)" }.joined(separator: " OR ")
+            let captureIsOn = "(SELECT applying FROM log_switch) = 0"
+            let updateTriggers = ["name", "quantity", "price", "note"].map { column in
+                """
+                CREATE TRIGGER log_update_\(column) AFTER UPDATE OF \(column) ON items
+                WHEN NOT (\(keyDiffers)) AND (old.\(column) IS NOT new.\(column) OR typeof(old.\(column)) <> typeof(new.\(column))) AND \(captureIsOn) BEGIN
+                    INSERT INTO log VALUES (NULL, julianday(), \(newKey), '\(column)');
+                END;
+                """
+            }
+            try pool.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE log_switch (applying INTEGER NOT NULL);
+                    INSERT INTO log_switch VALUES (0);
+                    CREATE TABLE log (seq INTEGER PRIMARY KEY, wall REAL NOT NULL, \(keys.joined(separator: ", ")), column_name TEXT);
+                    CREATE TRIGGER log_insert AFTER INSERT ON items WHEN \(captureIsOn) BEGIN
+                        INSERT INTO log VALUES (NULL, julianday(), \(newKey), NULL);
+                    END;
+                    \(updateTriggers.joined(separator: "\n"))
                     """)
             }
         case .rollingSync:
@@ -215,19 +273,15 @@ enum Capture: CaseIterable {
 
 /// Best times of the application's writes under each kind of capture.
 func captureTimes(_ shape: KeyShape) throws -> [Capture: CaptureTimes] {
-    var best = Dictionary(uniqueKeysWithValues: Capture.allCases.map { ($0, CaptureTimes(insert: .infinity, update: .infinity, update2: .infinity)) })
+    var best = Dictionary(uniqueKeysWithValues: Capture.allCases.map { ($0, CaptureTimes()) })
     for _ in 0..<rounds {
         for capture in Capture.allCases {
-            for updatedColumns in [1, 2] {
+            for updates in UpdateKind.allCases {
                 let pool = try newDatabase("capture", shape)
                 try capture.install(on: pool, shape)
-                let times = try appWrites(on: pool, shape, updatedColumns: updatedColumns)
+                let times = try appWrites(on: pool, shape, updates: updates)
                 best[capture]!.insert = min(best[capture]!.insert, times.insert)
-                if updatedColumns == 1 {
-                    best[capture]!.update = min(best[capture]!.update, times.update)
-                } else {
-                    best[capture]!.update2 = min(best[capture]!.update2, times.update)
-                }
+                best[capture]!.updates[updates] = min(best[capture]!.updates[updates]!, times.update)
             }
         }
     }
@@ -256,7 +310,7 @@ func applyCosts(_ shape: KeyShape) throws -> ApplyMeasurement {
     let source = try newDatabase("source", shape)
     let sourceStore = try LocalStore(writer: source)
     try sourceStore.register(table: "items")
-    _ = try appWrites(on: source, shape, updatedColumns: 0)
+    _ = try appWrites(on: source, shape, updates: .twoColumns)
     // appWrites logged inserts and updates together; push them as an insert set, then make an update set.
     let insertSetURL = directory.appendingPathComponent("inserts-\(shape).syncchg")
     let insertSet = try sourceStore.writePendingChangeSet(to: insertSetURL, setID: "inserts")!
@@ -353,22 +407,27 @@ precondition(addedColumn == [.columnAdded(table: "items", column: "priority", pu
 
 print("SyncCoreBenchmark (process CPU seconds, best of \(rounds) rounds; \(rowCount) rows, \(batchSize) rows per transaction)")
 for shape in KeyShape.allCases {
-    let (plainTimes, floorTimes, capturedTimes) = (capture[shape]![.off]!, capture[shape]![.bareLog]!, capture[shape]![.rollingSync]!)
-    let plainTotal = plainTimes.insert + plainTimes.update
-    let capturedTotal = capturedTimes.insert + capturedTimes.update
-    /// One line of section 1: the three times and both ratios to the plain writes.
+    let times = capture[shape]!
+    let (plain, captured) = (times[.off]!, times[.rollingSync]!)
+    /// One line of section 1: the plain time, then each capture's time and ratio to it.
     func captureLine(_ name: String, _ time: (CaptureTimes) -> Double) -> String {
-        "   \(name.padding(toLength: 21, withPad: " ", startingAt: 0)) plain \(format(time(plainTimes))) s, "
-            + "bare log \(format(time(floorTimes))) s (\(format(time(floorTimes) / time(plainTimes)))×, the floor), "
-            + "captured \(format(time(capturedTimes))) s, ratio \(format(time(capturedTimes) / time(plainTimes)))×"
+        func ratio(_ capture: Capture) -> String { format(time(times[capture]!) / time(plain)) }
+        return "   \(name.padding(toLength: 31, withPad: " ", startingAt: 0)) plain \(format(time(plain))) s, "
+            + "bare log \(ratio(.bareLog))× (the floor), log per cell \(ratio(.cellLog))×, "
+            + "captured \(format(time(captured))) s, ratio \(ratio(.rollingSync))×"
+    }
+    /// The ratio of inserts and updates of `kind` together.
+    func totalRatio(_ kind: UpdateKind) -> String {
+        format((captured.insert + captured.updates[kind]!) / (plain.insert + plain.updates[kind]!))
     }
     print("")
-    print("1. Change capture overhead, \(shape.rawValue) (targets: inserts ≤ 1.25×, updates ≤ 1.5×; the floor: a trigger appending one bare log row a write)")
+    print("1. Change capture overhead, \(shape.rawValue) (targets: inserts ≤ 1.25×, updates ≤ 1.5×; the floor: a trigger appending one bare log row a write;")
+    print("   the log per cell: one entry per changed cell from one trigger per column, RollingSync's capture before column sets)")
     print(captureLine("inserts:", \.insert))
-    print(captureLine("updates (1 column):", \.update))
-    print(captureLine("updates (2 columns):", \.update2))
-    print("   inserts + 1-column updates: ratio \(format(capturedTotal / plainTotal))×")
-    print("   inserts + 2-column updates: ratio \(format((capturedTimes.insert + capturedTimes.update2) / (plainTimes.insert + plainTimes.update2)))×")
+    print(captureLine("updates (1 column):", { $0.updates[.oneColumn]! }))
+    print(captureLine("updates (2 columns):", { $0.updates[.twoColumns]! }))
+    print(captureLine("updates (whole row, 1 changed):", { $0.updates[.wholeRow]! }))
+    print("   inserts + 1-column updates: ratio \(totalRatio(.oneColumn))×; inserts + 2-column updates: ratio \(totalRatio(.twoColumns))×")
     let costs = apply[shape]!
     let (directTimes, applyTimes, guardedApplyTimes) = (costs.directTimes, costs.applyTimes, costs.guardedApplyTimes)
     print("")
@@ -386,7 +445,7 @@ func ratios(_ shape: KeyShape) -> (capture: Double, apply: Double) {
     let (plain, captured) = (capture[shape]![.off]!, capture[shape]![.rollingSync]!)
     let costs = apply[shape]!
     let applied = costs.applyTimes.insert + costs.applyTimes.update
-    return ((captured.insert + captured.update) / (plain.insert + plain.update), applied / (costs.directTimes.insert + costs.directTimes.update))
+    return ((captured.insert + captured.updates[.oneColumn]!) / (plain.insert + plain.updates[.oneColumn]!), applied / (costs.directTimes.insert + costs.directTimes.update))
 }
 let (textRatios, compositeRatios, integerRatios) = (ratios(.text), ratios(.composite), ratios(.integer))
 print("")
@@ -398,11 +457,15 @@ print("   integer key relative to TEXT key (goal ≤ 1.25×): capture ratio \(fo
 func absolute(_ shape: KeyShape) -> (capture: Double, apply: Double) {
     let captured = capture[shape]![.rollingSync]!
     let applied = apply[shape]!.applyTimes
-    return (captured.insert + captured.update, applied.insert + applied.update)
+    return (captured.insert + captured.updates[.oneColumn]!, applied.insert + applied.update)
+}
+/// The seconds a key shape's inserts and 1-column updates take without capture.
+func plainSeconds(_ shape: KeyShape) -> Double {
+    capture[shape]![.off]!.insert + capture[shape]![.off]!.updates[.oneColumn]!
 }
 let (textSeconds, integerSeconds) = (absolute(.text), absolute(.integer))
 print("   integer key against TEXT key in CPU seconds (an integer table without capture costs "
-    + "\(format((capture[.integer]![.off]!.insert + capture[.integer]![.off]!.update) / (capture[.text]![.off]!.insert + capture[.text]![.off]!.update)))× "
+    + "\(format(plainSeconds(.integer) / plainSeconds(.text)))× "
     + "a TEXT one): writes with capture \(format(integerSeconds.capture / textSeconds.capture))×, apply \(format(integerSeconds.apply / textSeconds.apply))×")
 print("")
 print("3. Encoded size")
