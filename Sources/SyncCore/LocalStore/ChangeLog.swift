@@ -15,7 +15,9 @@ import GRDB
 /// **Entries.** Besides the triggers, entries are added when a table is registered (every row,
 /// as an insert), when a column is added (every row with a value, as an update), when an outcome
 /// goes against the later write (``republish(_:key:tableID:in:)``) and when the engine removes a
-/// row as a local deletion (``recordDeletion(key:tableID:in:)``). They leave when pushed
+/// row as a local deletion (``recordDeletion(key:tableID:in:)``). A trigger's update entry names
+/// every column the update changed (``columnSet(group:changed:)``); ``stamp(in:)`` spells it out as
+/// one entry per column, the one shape everything after it reads. Entries leave when pushed
 /// (``retire(upTo:setID:databaseID:changeCount:maximumClock:in:)``), superseded or discarded.
 ///
 /// **Clocks.** A capture trigger records only what it must observe at write time: the wall clock (in SQL, as a
@@ -34,23 +36,44 @@ import GRDB
 /// produced. Keeping the triggers to one plain append is what keeps capture cheap (see the
 /// SyncCoreBenchmark).
 enum ChangeLog {
-    /// Stamps every unstamped log row and advances `rollingsync_state.clock` to the newest stamp.
+    /// Stamps every unstamped log row, advances `rollingsync_state.clock` to the newest stamp, and
+    /// spells each update entry of the capture triggers out as one entry per changed column (see
+    /// ``columnSet(group:changed:)``), each with the clock, wall reading and rowid of the update:
+    /// after it, every entry names one column or none, the shape every reader of the log takes.
+    /// The spelled-out entries come after all others, which changes nothing: only clocks order
+    /// changes, and `seq` matters only to the stamping of newer entries (and to what a push
+    /// carries: everything up to the `seq` returned). Whoever changes a synced table's recorded columns stamps first (an entry's
+    /// `columns` names positions in that list).
     /// - Returns: the `seq` of the newest log row (all rows up to it are stamped), or `nil` if the
     ///   log is empty.
     @discardableResult
     static func stamp(in db: Database) throws -> Int64? {
-        try db.execute(sql: """
-            UPDATE rollingsync_changes SET clock = stamped.hlc FROM (
-                SELECT seq, seq + max(
-                    (SELECT clock FROM rollingsync_state) + 1
-                        - (SELECT min(seq) FROM rollingsync_changes WHERE clock IS NULL),
-                    max(\(LocalStoreSchema.hybridClockCandidate(ofWall: "wall")) - seq) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING)) AS hlc
-                FROM rollingsync_changes WHERE clock IS NULL
-            ) AS stamped
-            WHERE rollingsync_changes.seq = stamped.seq;
-            UPDATE rollingsync_state SET clock = max(clock, coalesce(
-                (SELECT clock FROM rollingsync_changes ORDER BY seq DESC LIMIT 1), 0));
-            """)
+        guard let first = try Int64.fetchOne(db, sql: "SELECT min(seq) FROM rollingsync_changes WHERE clock IS NULL") else {
+            return try Int64.fetchOne(db, sql: "SELECT max(seq) FROM rollingsync_changes")
+        }
+        try db.execute(
+            sql: """
+                UPDATE rollingsync_changes SET clock = stamped.hlc FROM (
+                    SELECT seq, seq + max(
+                        (SELECT clock FROM rollingsync_state) + 1 - ?,
+                        max(\(LocalStoreSchema.hybridClockCandidate(ofWall: "wall")) - seq) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING)) AS hlc
+                    FROM rollingsync_changes WHERE seq >= ? AND clock IS NULL
+                ) AS stamped
+                WHERE rollingsync_changes.seq = stamped.seq;
+                UPDATE rollingsync_state SET clock = max(clock, coalesce(
+                    (SELECT clock FROM rollingsync_changes ORDER BY seq DESC LIMIT 1), 0));
+                WITH positions AS MATERIALIZED (
+                    SELECT t.id AS table_id, j.key / \(columnsPerGroup) AS grp, j.key % \(columnsPerGroup) AS bit, j.value AS name
+                    FROM rollingsync_tables AS t, json_each(t.columns) AS j)
+                INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op, column_name, row_id)
+                SELECT c.wall, c.clock, c.table_id, c.row_key, c.op, p.name, c.row_id
+                FROM rollingsync_changes AS c
+                JOIN positions AS p ON p.table_id = c.table_id AND p.grp = c.columns >> \(columnsPerGroup) AND (c.columns >> p.bit) & 1
+                WHERE c.seq >= ? AND c.columns IS NOT NULL;
+                DELETE FROM rollingsync_changes WHERE seq >= ? AND columns IS NOT NULL;
+                """,
+            arguments: [first, first, first, first]
+        )
         return try Int64.fetchOne(db, sql: "SELECT max(seq) FROM rollingsync_changes")
     }
 
@@ -102,15 +125,31 @@ enum ChangeLog {
 
     // MARK: Entries
 
+    /// How many columns the `columns` of one update entry can name: the capture triggers' group
+    /// size (``CaptureTriggers/columnsPerTrigger``). Part of the log's format: entries written
+    /// with one size must be spelled out (``stamp(in:)``) before a build with another runs.
+    static let columnsPerGroup = 16
+
+    /// The SQL expression of an update entry's `columns`: the number of the group of columns
+    /// (their positions in the table's recorded columns divided by ``columnsPerGroup``) shifted
+    /// left by ``columnsPerGroup``, with bit *i* set when the SQL condition `changed[i]` (about
+    /// the group's *i*-th column) holds. (SQLite gives `<<` and `|` the same precedence: every
+    /// term is parenthesized.)
+    static func columnSet(group: Int, changed: [String]) -> String {
+        precondition(changed.count <= columnsPerGroup, "a group holds at most \(columnsPerGroup) columns")
+        let bits = changed.enumerated().map { $0.offset == 0 ? "(\($0.element))" : "((\($0.element)) << \($0.offset))" }
+        return (bits + (group == 0 ? [] : ["(\(group) << \(columnsPerGroup))"])).joined(separator: " | ")
+    }
+
     /// The statement a capture trigger runs: one entry of `operation` for the row whose key is the
-    /// SQL expression `key` (`new.id`), naming `column` for an update, and recording the SQL
-    /// expression `rowid` (`new.rowid`) where given (``SyncedTable/rowidName``); with `onlyWhen`
-    /// (the key is present, where it may be NULL), none when that condition is false.
-    static func triggerEntry(operation: Int, tableID: Int64, key: String, column: String?, rowid: String?, onlyWhen condition: String?) -> String {
-        let columnLiteral = column?.sqlLiteral ?? "NULL"
-        let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columnLiteral)\(rowid.map { ", \($0)" } ?? "")"
+    /// SQL expression `key` (`new.id`), with the SQL expression `columns` (``columnSet(group:changed:)``)
+    /// for an update, and recording the SQL expression `rowid` (`new.rowid`) where given
+    /// (``SyncedTable/rowidName``); with `onlyWhen` (the key is present, where it may be NULL),
+    /// none when that condition is false.
+    static func triggerEntry(operation: Int, tableID: Int64, key: String, columns: String?, rowid: String?, onlyWhen condition: String?) -> String {
+        let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columns ?? "NULL")\(rowid.map { ", \($0)" } ?? "")"
         return """
-            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_name\(rowid == nil ? "" : ", row_id"))
+            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, columns\(rowid == nil ? "" : ", row_id"))
                 \(condition.map { "SELECT \(values) WHERE \($0)" } ?? "VALUES (\(values))");
             """
     }

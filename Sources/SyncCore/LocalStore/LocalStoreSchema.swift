@@ -12,7 +12,9 @@ import GRDB
 ///   or seen (see ``ChangeLog``), and the capture switch `applying` the capture triggers check (owned by ``ChangeLog``).
 /// - `rollingsync_tables`: the registered synced tables and their key columns.
 /// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
-///   changed column, per deleted row; no values, they are read from the table when pushing), in
+///   updated row and group of columns, per deleted row; no values, they are read from the table
+///   when pushing; an update's changed columns in `columns`, spelled out as one row per column
+///   `column_name` when stamped, see ``ChangeLog/stamp(in:)``), in
 ///   `seq` order, with the wall-clock reading of each change (a Julian day number, see
 ///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``); the
 ///   capture triggers' entries for a row that exists after the change also record the row's
@@ -324,6 +326,12 @@ enum LocalStoreSchema {
             try db.execute(sql: "PRAGMA legacy_alter_table = ON")
             defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
             try db.execute(sql: "ALTER TABLE rollingsync_numbered_cell_clocks RENAME TO rollingsync_cell_clocks")
+        }
+        // Update entries name their changed columns in `columns` (CaptureTriggers, ChangeLog.stamp);
+        // the new triggers replace the old ones at the next schema check, which this change of
+        // the schema brings about. Entries written before name one column each, as stamped ones do.
+        migrator.registerMigration("rollingsync v7: column sets") { db in
+            try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN columns INTEGER")
         }
         return migrator
     }

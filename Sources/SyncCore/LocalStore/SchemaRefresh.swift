@@ -78,13 +78,18 @@ enum SchemaRefresh {
         if registration["key_type"] as String? == nil { try record(table, in: db) }
         // Triggers written by an older release (their text differs) are replaced too, silently:
         // they captured every write until now.
-        let installed = try String.fetchAll(
+        let installed = try Row.fetchAll(
             db,
-            sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
+            sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
             arguments: ["rollingsync\\_\(id)\\_%"]
         )
         let expected = CaptureTriggers(table: table).statements
-        guard known != columns || Set(installed) != Set(expected) else { return [] }
+        guard known != columns || Set(installed.map { $0["sql"] as String }) != Set(expected) else { return [] }
+        // A rebuilt table lost them all; the insert and delete triggers keep their names from release to release.
+        let installedNames = Set(installed.map { $0["name"] as String })
+        let lost = ["insert", "delete"].contains { !installedNames.contains("rollingsync_\(id)_\($0)") }
+        // The pending update entries name positions in the recorded columns: spelled out first.
+        if known != columns { try ChangeLog.stamp(in: db) }
         try RowIdentity.assignEveryRow(of: table, in: db)
         try RowIdentity.keepRowids(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
@@ -101,7 +106,7 @@ enum SchemaRefresh {
             try ChangeLog.dropEdits(ofColumn: column, tableID: id, in: db)
             changes.append(.columnDropped(table: name, column: column))
         }
-        if added.isEmpty && dropped.isEmpty && installed.count != expected.count {
+        if added.isEmpty && dropped.isEmpty && lost {
             changes.append(.triggersRestored(table: name))
         }
         return changes

@@ -14,6 +14,11 @@ public struct SyncedTable: Sendable, Equatable {
     public var keyColumns: [String]
     /// The other stored columns, in declaration order (generated columns are not synchronized).
     public var columns: [String]
+    /// The ``columns`` whose declared type lets them hold an integer and an equal real side by
+    /// side (no type, `BLOB`, `NUMERIC`, `ANY` and other types of SQLite's BLOB or NUMERIC
+    /// affinity rules; those with INTEGER, REAL or TEXT affinity convert one into the other or
+    /// both into text): setting `1` to `1.0` there is a change, which `IS NOT` does not see.
+    var looselyTypedColumns: Set<String> = []
     /// RollingSync's internal number for the table (used in the change log and trigger names).
     var id: Int64
     /// True when a key column is not declared `NOT NULL` in a rowid table, where SQLite stores
@@ -58,6 +63,7 @@ public struct SyncedTable: Sendable, Equatable {
         keyIsRowid = shape.keyIsRowid
         rowidAliases = shape.rowidAliases
         rowidName = shape.rowidName
+        looselyTypedColumns = shape.looselyTypedColumns
     }
 
     init(name: String, keyColumns: [String], columns: [String], id: Int64, keyMayBeNull: Bool = false, keyIsLocal: Bool = false) {
@@ -165,6 +171,19 @@ public struct SyncedTable: Sendable, Equatable {
         var keyIsRowid = false
         var rowidAliases: [String] = []
         var rowidName: String?
+        var looselyTypedColumns: Set<String> = []
+    }
+
+    /// Whether a column of declared type `type` may hold an integer and an equal real side by
+    /// side: SQLite's affinity rules (§3.1 of its data type documentation), in their order, give
+    /// it BLOB or NUMERIC affinity (NUMERIC keeps a real too large for an integer, and a STRICT
+    /// table's `ANY` column keeps every value as it is given).
+    static func isLooselyTyped(_ type: String) -> Bool {
+        let type = type.uppercased()
+        if type.contains("INT") { return false }
+        if ["CHAR", "CLOB", "TEXT"].contains(where: type.contains) { return false }
+        if type.contains("BLOB") || type.isEmpty { return true }
+        return !["REAL", "FLOA", "DOUB"].contains(where: type.contains)
     }
 
     /// Reads a table's schema and checks that it can be synchronized. Every ordinary table can:
@@ -200,9 +219,9 @@ public struct SyncedTable: Sendable, Equatable {
         let withoutRowid = (listing["wr"] as Int) == 1
         let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?)", arguments: [name])
         let keyRows = rows.filter { ($0["pk"] as Int) > 0 }.sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }
-        let columns = rows
-            .filter { ($0["pk"] as Int) == 0 && ($0["hidden"] as Int) == 0 }
-            .map { $0["name"] as String }
+        let columnRows = rows.filter { ($0["pk"] as Int) == 0 && ($0["hidden"] as Int) == 0 }
+        let columns = columnRows.map { $0["name"] as String }
+        let looselyTyped = Set(columnRows.filter { isLooselyTyped($0["type"]) }.map { $0["name"] as String })
         guard !keyRows.isEmpty else {
             // No declared key (never WITHOUT ROWID): the rowid, under a name no column takes.
             let taken = Set(rows.map { ($0["name"] as String).lowercased() })
@@ -210,7 +229,10 @@ public struct SyncedTable: Sendable, Equatable {
                 throw refuse("it has no primary key, and columns named rowid, _rowid_ and oid hide its rowid; declare a primary key")
             }
             let aliases = ["rowid", "_rowid_", "oid"].filter { !taken.contains($0) && $0 != rowid }
-            return Shape(keyColumns: [rowid], columns: columns, keyMayBeNull: false, keyIsLocal: true, keyIsRowid: true, rowidAliases: aliases)
+            return Shape(
+                keyColumns: [rowid], columns: columns, keyMayBeNull: false, keyIsLocal: true, keyIsRowid: true, rowidAliases: aliases,
+                looselyTypedColumns: looselyTyped
+            )
         }
         // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
         let keyIsLocal = keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased().contains("INT")
@@ -224,7 +246,8 @@ public struct SyncedTable: Sendable, Equatable {
         return Shape(
             keyColumns: keyRows.map { $0["name"] as String }, columns: columns, keyMayBeNull: keyMayBeNull, keyIsLocal: keyIsLocal,
             rowidAliases: aliases,
-            rowidName: withoutRowid || isRowidAlias ? nil : ["rowid", "_rowid_", "oid"].first { !taken.contains($0) }
+            rowidName: withoutRowid || isRowidAlias ? nil : ["rowid", "_rowid_", "oid"].first { !taken.contains($0) },
+            looselyTypedColumns: looselyTyped
         )
     }
 }
