@@ -3,14 +3,14 @@ import GRDB
 import Testing
 @testable import SyncCore
 
-/// The capture of updates as one log entry per update naming its changed columns (`columns`),
+/// The capture of updates as one log entry per update naming its changed columns (`column_set`),
 /// spelled out as one entry per column when stamped (see ``ChangeLog/stamp(in:)``).
 @Suite("Change capture: one entry per update")
 struct ColumnSetCaptureTests {
-    /// The raw log, unstamped entries included: (`column_name`, `columns`) of each entry, in order.
-    private func log(_ database: TemporaryDatabase) throws -> [(column: String?, columns: Int64?)] {
+    /// The raw log, unstamped entries included: (`column_name`, `column_set`) of each entry, in order.
+    private func log(_ database: TemporaryDatabase) throws -> [(column: String?, columnSet: Int64?)] {
         try database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT column_name, columns FROM rollingsync_changes ORDER BY seq").map { ($0["column_name"], $0["columns"]) }
+            try Row.fetchAll(db, sql: "SELECT column_name, column_set FROM rollingsync_changes ORDER BY seq").map { ($0["column_name"], $0["column_set"]) }
         }
     }
 
@@ -28,14 +28,14 @@ struct ColumnSetCaptureTests {
         _ = try database.push()
         try database.pool.write { db in try db.execute(sql: "UPDATE items SET name = 'pear', quantity = 2 WHERE id = 'a'") }
         let logged = try log(database)
-        #expect(logged.count == 1 && logged[0].column == nil && logged[0].columns == 0b11, "name (position 0) and quantity (1), in one entry")
+        #expect(logged.count == 1 && logged[0].column == nil && logged[0].columnSet == 0b11, "name (position 0) and quantity (1), in one entry")
 
         try database.pool.write { db in _ = try ChangeLog.stamp(in: db) }
         let stamped = try database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT column_name, columns, clock FROM rollingsync_changes ORDER BY seq")
+            try Row.fetchAll(db, sql: "SELECT column_name, column_set, clock FROM rollingsync_changes ORDER BY seq")
         }
         #expect(stamped.map { $0["column_name"] as String? } == ["name", "quantity"])
-        #expect(stamped.allSatisfy { ($0["columns"] as Int64?) == nil })
+        #expect(stamped.allSatisfy { ($0["column_set"] as Int64?) == nil })
         #expect(Set(stamped.map { $0["clock"] as Int64 }).count == 1, "one update, one clock")
         #expect(try pendingColumns(database) == ["name": "pear".databaseValue, "quantity": 2.databaseValue])
         _ = try database.push()
@@ -44,7 +44,7 @@ struct ColumnSetCaptureTests {
         try database.pool.write { db in
             try db.execute(sql: "UPDATE items SET id = 'a', name = 'pear', quantity = 3, price = 2.5, photo = NULL WHERE id = 'a'")
         }
-        #expect(try log(database).map(\.columns) == [0b10])
+        #expect(try log(database).map(\.columnSet) == [0b10])
         #expect(try pendingColumns(database) == ["quantity": 3.databaseValue])
     }
 
@@ -115,11 +115,48 @@ struct ColumnSetCaptureTests {
                 ALTER TABLE notes_new RENAME TO notes;
                 """)
         }
-        #expect(try log(database).map(\.columns) == [0b110], "b and c, at positions 1 and 2 of (a, b, c)")
+        #expect(try log(database).map(\.columnSet) == [0b110], "b and c, at positions 1 and 2 of (a, b, c)")
         let changes = try database.store.refreshSchema()
         #expect(changes == [.columnDropped(table: "notes", column: "a")])
         #expect(try pendingColumns(database) == ["b": "b1".databaseValue, "c": "c1".databaseValue])
         try database.pool.write { db in try db.execute(sql: "UPDATE notes SET c = 'c2' WHERE id = 'n'") }
         #expect(try pendingColumns(database) == ["b": "b1".databaseValue, "c": "c2".databaseValue])
+    }
+
+    @Test("a change of case in a NOCASE column, or of trailing spaces in an RTRIM one, is captured, though their collation holds the values equal")
+    func caseChangesUnderNocase() throws {
+        let database = try TemporaryDatabase(
+            schema: "CREATE TABLE tags (name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE, label TEXT COLLATE NOCASE, note COLLATE RTRIM)",
+            tables: ["tags"]
+        )
+        try database.pool.write { db in try db.execute(sql: "INSERT INTO tags VALUES ('swift', 'apple', 'x')") }
+        _ = try database.push()
+        try database.pool.write { db in try db.execute(sql: "UPDATE tags SET label = 'APPLE', note = 'x  ' WHERE name = 'swift'") }
+        #expect(try pendingColumns(database) == ["label": "APPLE".databaseValue, "note": "x  ".databaseValue])
+    }
+
+    @Test("a table keyed by a reference to a table registered later keeps naming the columns its updates changed")
+    func referencedTableRegisteredLater() throws {
+        let database = try TemporaryDatabase(
+            schema: """
+                CREATE TABLE user (id INTEGER PRIMARY KEY, name TEXT);
+                CREATE TABLE profile (user_id INTEGER PRIMARY KEY REFERENCES user (id), a TEXT, b TEXT);
+                """,
+            tables: ["profile"]
+        )
+        try database.pool.write { db in
+            try db.execute(sql: "INSERT INTO user VALUES (1, 'ann'); INSERT INTO profile VALUES (1, 'a0', 'b0')")
+            // Rebuilt outside changeSchema, its columns reordered and one added: the schema check has not run yet.
+            try db.execute(sql: """
+                CREATE TABLE profile_new (user_id INTEGER PRIMARY KEY REFERENCES user (id), b TEXT, a TEXT, c TEXT);
+                INSERT INTO profile_new (user_id, b, a) SELECT user_id, b, a FROM profile;
+                DROP TABLE profile;
+                ALTER TABLE profile_new RENAME TO profile;
+                """)
+        }
+        try database.store.register(table: "user")
+        _ = try database.push()
+        try database.pool.write { db in try db.execute(sql: "UPDATE profile SET c = 'c1' WHERE user_id = 1") }
+        #expect(try pendingColumns(database) == ["c": "c1".databaseValue])
     }
 }

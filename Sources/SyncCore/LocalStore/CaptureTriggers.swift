@@ -14,7 +14,7 @@ import GRDB
 /// - `AFTER UPDATE OF <columns>` for each group of up to ``columnsPerTrigger`` non-key columns,
 ///   when the key is unchanged and a value of the group really changed (`IS NOT`; where the
 ///   column's type lets it hold both an integer and an equal real, also a different storage
-///   class): one row for the whole update, its `columns` naming the changed columns of the group
+///   class): one row for the whole update, its `column_set` naming the changed columns of the group
 ///   (``ChangeLog/columnSet(group:changed:)``). ``ChangeLog/stamp(in:)`` spells it out as one
 ///   entry per column before anything reads the log.
 /// - `AFTER UPDATE OF <key columns>` when the key itself changes: a delete of the old key and an
@@ -51,7 +51,7 @@ struct CaptureTriggers {
 
     /// The most columns one update trigger compares (see above); the group of a column is its
     /// position in ``SyncedTable/columns`` divided by it. Fixed by the log's format: an entry's
-    /// `columns` names positions in its group (``ChangeLog/columnSet(group:changed:)``).
+    /// `column_set` names positions in its group (``ChangeLog/columnSet(group:changed:)``).
     static let columnsPerTrigger = ChangeLog.columnsPerGroup
 
     /// The entry of `operation` for `row` (`new` or `old`), with the SQL expression `columns` for
@@ -65,14 +65,16 @@ struct CaptureTriggers {
         )
     }
 
-    /// The SQL condition that an update changed `column`: its value differs (`IS NOT`), or, where
-    /// its type lets it hold an integer and an equal real (``SyncedTable/looselyTypedColumns``),
-    /// its storage class does (`1` and `1.0` are equal to `IS NOT`).
+    /// The SQL condition that an update changed `column`: its value differs (`IS NOT`, text byte
+    /// for byte: `COLLATE BINARY`, since the column's own collation, `NOCASE` say, holds `'apple'`
+    /// and `'APPLE'` equal), or, where its type lets it hold an integer and an equal real
+    /// (``SyncedTable/looselyTypedColumns``), its storage class does (`1` and `1.0` are equal to
+    /// `IS NOT`).
     private func changed(_ column: String) -> String {
         let name = column.sqlIdentifier
         return table.looselyTypedColumns.contains(column)
-            ? "(old.\(name) IS NOT new.\(name) OR typeof(old.\(name)) <> typeof(new.\(name)))"
-            : "old.\(name) IS NOT new.\(name)"
+            ? "(old.\(name) IS NOT new.\(name) COLLATE BINARY OR typeof(old.\(name)) <> typeof(new.\(name)))"
+            : "old.\(name) IS NOT new.\(name) COLLATE BINARY"
     }
 
     /// `condition AND` the key of `row` is present, where keys may be NULL.

@@ -42,8 +42,8 @@ enum ChangeLog {
     /// after it, every entry names one column or none, the shape every reader of the log takes.
     /// The spelled-out entries come after all others, which changes nothing: only clocks order
     /// changes, and `seq` matters only to the stamping of newer entries (and to what a push
-    /// carries: everything up to the `seq` returned). Whoever changes a synced table's recorded columns stamps first (an entry's
-    /// `columns` names positions in that list).
+    /// carries: everything up to the `seq` returned). Whoever changes a synced table's recorded
+    /// columns stamps first (an entry's `column_set` names positions in that list).
     /// - Returns: the `seq` of the newest log row (all rows up to it are stamped), or `nil` if the
     ///   log is empty.
     @discardableResult
@@ -68,9 +68,9 @@ enum ChangeLog {
                 INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op, column_name, row_id)
                 SELECT c.wall, c.clock, c.table_id, c.row_key, c.op, p.name, c.row_id
                 FROM rollingsync_changes AS c
-                JOIN positions AS p ON p.table_id = c.table_id AND p.grp = c.columns >> \(columnsPerGroup) AND (c.columns >> p.bit) & 1
-                WHERE c.seq >= ? AND c.columns IS NOT NULL;
-                DELETE FROM rollingsync_changes WHERE seq >= ? AND columns IS NOT NULL;
+                JOIN positions AS p ON p.table_id = c.table_id AND p.grp = c.column_set >> \(columnsPerGroup) AND (c.column_set >> p.bit) & 1
+                WHERE c.seq >= ? AND c.column_set IS NOT NULL;
+                DELETE FROM rollingsync_changes WHERE seq >= ? AND column_set IS NOT NULL;
                 """,
             arguments: [first, first, first, first]
         )
@@ -125,12 +125,12 @@ enum ChangeLog {
 
     // MARK: Entries
 
-    /// How many columns the `columns` of one update entry can name: the capture triggers' group
+    /// How many columns the `column_set` of one update entry can name: the capture triggers' group
     /// size (``CaptureTriggers/columnsPerTrigger``). Part of the log's format: entries written
     /// with one size must be spelled out (``stamp(in:)``) before a build with another runs.
     static let columnsPerGroup = 16
 
-    /// The SQL expression of an update entry's `columns`: the number of the group of columns
+    /// The SQL expression of an update entry's `column_set`: the number of the group of columns
     /// (their positions in the table's recorded columns divided by ``columnsPerGroup``) shifted
     /// left by ``columnsPerGroup``, with bit *i* set when the SQL condition `changed[i]` (about
     /// the group's *i*-th column) holds. (SQLite gives `<<` and `|` the same precedence: every
@@ -149,7 +149,7 @@ enum ChangeLog {
     static func triggerEntry(operation: Int, tableID: Int64, key: String, columns: String?, rowid: String?, onlyWhen condition: String?) -> String {
         let values = "\(LocalStoreSchema.wallClockReading), \(tableID), \(key), \(operation), \(columns ?? "NULL")\(rowid.map { ", \($0)" } ?? "")"
         return """
-            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, columns\(rowid == nil ? "" : ", row_id"))
+            INSERT INTO rollingsync_changes (wall, table_id, row_key, op, column_set\(rowid == nil ? "" : ", row_id"))
                 \(condition.map { "SELECT \(values) WHERE \($0)" } ?? "VALUES (\(values))");
             """
     }

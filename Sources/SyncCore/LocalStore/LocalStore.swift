@@ -113,9 +113,15 @@ public final class LocalStore: Sendable {
         try RowIdentity.keepRowids(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
         try SchemaRefresh.record(table, in: db)
-        // Keys made of references to the new table now name their rows by its identities.
+        // Keys made of references to the new table now name their rows by its identities: their
+        // triggers are generated again, by the schema check, which keeps what they record in step
+        // with the table's recorded columns.
         for other in tables where other.id != table.id && other.keyColumns.contains(where: { other.localReferences[$0] == table.id }) {
-            try CaptureTriggers(table: other).install(in: db)
+            if let registration = try Row.fetchOne(
+                db, sql: "SELECT id, name, key_column, key_type, columns FROM rollingsync_tables WHERE id = ?", arguments: [other.id]
+            ) {
+                _ = try SchemaRefresh.refresh(registration, as: other, in: db)
+            }
         }
         return (table, true)
     }

@@ -13,7 +13,7 @@ import GRDB
 /// - `rollingsync_tables`: the registered synced tables and their key columns.
 /// - `rollingsync_changes`: the change log the triggers append to (one row per inserted row, per
 ///   updated row and group of columns, per deleted row; no values, they are read from the table
-///   when pushing; an update's changed columns in `columns`, spelled out as one row per column
+///   when pushing; an update's changed columns in `column_set`, spelled out as one row per column
 ///   `column_name` when stamped, see ``ChangeLog/stamp(in:)``), in
 ///   `seq` order, with the wall-clock reading of each change (a Julian day number, see
 ///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``); the
@@ -327,11 +327,11 @@ enum LocalStoreSchema {
             defer { try? db.execute(sql: "PRAGMA legacy_alter_table = OFF") }
             try db.execute(sql: "ALTER TABLE rollingsync_numbered_cell_clocks RENAME TO rollingsync_cell_clocks")
         }
-        // Update entries name their changed columns in `columns` (CaptureTriggers, ChangeLog.stamp);
+        // Update entries name their changed columns in `column_set` (CaptureTriggers, ChangeLog.stamp);
         // the new triggers replace the old ones at the next schema check, which this change of
         // the schema brings about. Entries written before name one column each, as stamped ones do.
         migrator.registerMigration("rollingsync v7: column sets") { db in
-            try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN columns INTEGER")
+            try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN column_set INTEGER")
         }
         return migrator
     }

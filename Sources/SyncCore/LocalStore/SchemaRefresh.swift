@@ -14,7 +14,9 @@ public enum SchemaChange: Sendable, Equatable {
     case columnDropped(table: String, column: String)
     /// A synced table lost its capture triggers (it was rebuilt, for example by the 12-step
     /// `ALTER TABLE` procedure outside ``LocalStore/changeSchema(_:)``); they were generated again.
-    /// Writes made between the rebuild and now were not captured.
+    /// Writes made between the rebuild and now were not captured. (Reported when its insert,
+    /// delete or every update trigger was missing; one update trigger of several dropped by hand
+    /// is replaced without a report.)
     case triggersRestored(table: String)
     /// A table was added to synchronization and its existing rows logged as inserts (see
     /// ``LocalStore/addSyncedTable(_:)``).
@@ -75,6 +77,8 @@ enum SchemaRefresh {
             throw LocalStoreError(.keyChanged, table: name, detail: "key \(key) was declared \(recordedType), now \(keyType)")
         }
         let known = try recordedColumns.map(decode) ?? triggerColumns(tableID: id, in: db)
+        // The pending update entries name positions in the recorded columns: spelled out first.
+        if known != columns { try ChangeLog.stamp(in: db) }
         if registration["key_type"] as String? == nil { try record(table, in: db) }
         // Triggers written by an older release (their text differs) are replaced too, silently:
         // they captured every write until now.
@@ -85,11 +89,11 @@ enum SchemaRefresh {
         )
         let expected = CaptureTriggers(table: table).statements
         guard known != columns || Set(installed.map { $0["sql"] as String }) != Set(expected) else { return [] }
-        // A rebuilt table lost them all; the insert and delete triggers keep their names from release to release.
+        // A rebuilt table lost them all. The insert and delete triggers keep their names from
+        // release to release; update triggers were named `…_update_<n>`, one a column, now `…_updates_<n>`, one a group.
         let installedNames = Set(installed.map { $0["name"] as String })
         let lost = ["insert", "delete"].contains { !installedNames.contains("rollingsync_\(id)_\($0)") }
-        // The pending update entries name positions in the recorded columns: spelled out first.
-        if known != columns { try ChangeLog.stamp(in: db) }
+            || (!columns.isEmpty && !installedNames.contains { $0.hasPrefix("rollingsync_\(id)_update") })
         try RowIdentity.assignEveryRow(of: table, in: db)
         try RowIdentity.keepRowids(of: table, in: db)
         try CaptureTriggers(table: table).install(in: db)
