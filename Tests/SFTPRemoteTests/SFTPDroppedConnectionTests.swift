@@ -176,8 +176,12 @@ struct SFTPDroppedConnectionTests {
     @Test func pipelinedDownloadsCutOrCancelledOverAndOver() async throws {
         let rounds = Int(ProcessInfo.processInfo.environment["ROLLSYNC_SFTP_STRESS_ROUNDS"] ?? "") ?? 20
         let server = try SFTPTestServer.current()
-        // Every cut round makes new connections: more than a proxy accepts by default.
-        let proxy = try FaultyTCPProxy(forwardingTo: server.port, maximumConnections: 16 * rounds + 64)
+        // Every cut round makes new connections: more than a proxy accepts by default. And the
+        // 300 rounds of the AddressSanitizer run took 16 minutes on a loaded machine, past the
+        // proxy's default lifetime: it lives 10 s more for every round.
+        let proxy = try FaultyTCPProxy(
+            forwardingTo: server.port, lifetime: .seconds(15 * 60 + 10 * rounds), maximumConnections: 16 * rounds + 64
+        )
         defer { proxy.stop() }
         let url = server.uniqueURL(port: proxy.port)
         let remoteFolder = server.localFolder(of: url)
