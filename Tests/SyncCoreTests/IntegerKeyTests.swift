@@ -244,6 +244,39 @@ struct IntegerKeyTests {
         try Self.check([a, b])
     }
 
+    @Test(
+        "a row another client deleted is gone after a re-base, and a row the app then gives its id is a new row everywhere",
+        arguments: [false, true]
+    )
+    func rebaseRetiresDeletedRows(withAppTrigger: Bool) throws {
+        // Without an app trigger the re-base empties each table in one statement, its triggers set
+        // aside (the retire trigger among them); with one it deletes row by row through the guard.
+        let trigger = withAppTrigger
+            ? "CREATE TABLE audit (what TEXT); CREATE TRIGGER tags_audit AFTER INSERT ON tags BEGIN INSERT INTO audit VALUES (new.name); END;" : ""
+        let a = try TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables)
+        let b = try TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables)
+        try a.pool.write { db in try db.execute(sql: "INSERT INTO tags (id, name) VALUES (1, 'red'), (2, 'blue')") }
+        try Self.exchange([a, b])
+        let identity = "SELECT rollingsync_global FROM rollingsync_identities JOIN tags ON rollingsync_local = tags.id WHERE name = ? AND rollingsync_table = (SELECT id FROM rollingsync_tables WHERE name = 'tags')"
+        let blue = try a.pool.read { try String.fetchOne($0, sql: identity, arguments: ["blue"]) }
+        try a.pool.write { db in try db.execute(sql: "DELETE FROM tags WHERE id = 2") }
+        _ = try a.push()
+        let url = b.file("store.sqlite")
+        try a.store.snapshot(to: url)
+        _ = try b.store.installWholeStore(at: url)
+        #expect(try b.pool.read { try String.fetchAll($0, sql: "SELECT name FROM tags ORDER BY id") } == ["red"])
+        // SQLite gives the next row the largest id plus one: the deleted row's.
+        try b.pool.write { db in try db.execute(sql: "INSERT INTO tags (name) VALUES ('green')") }
+        #expect(try b.pool.read { try Int64.fetchOne($0, sql: "SELECT id FROM tags WHERE name = 'green'") } == 2)
+        try Self.exchange([a, b])
+        #expect(try a.pool.read { try String.fetchAll($0, sql: "SELECT name FROM tags ORDER BY name") } == ["green", "red"])
+        // Named as the deleted row, it would be that row re-created: an edit of it still pending
+        // somewhere would land on it.
+        let green = try b.pool.read { try String.fetchOne($0, sql: identity, arguments: ["green"]) }
+        #expect(blue != nil && green != nil && green != blue)
+        try Self.check([a, b])
+    }
+
     @Test("a one-to-one table keyed by a reference to an integer key follows its parent, not its own number")
     func oneToOneTable() throws {
         let schema = """

@@ -91,7 +91,7 @@ struct CaptureTriggers {
     /// Where the key is local, the statement marking the identity of row `row` deleted (and a
     /// line break); nothing otherwise.
     private func retireIdentity(_ row: String) -> String {
-        table.keyIsLocal ? RowIdentity.retirement(tableID: table.id, local: "\(row).\(table.keyColumns[0].sqlIdentifier)") + "\n" : ""
+        table.keyIsLocal ? RowIdentity.retirement(tableID: table.id, localID: "= \(row).\(table.keyColumns[0].sqlIdentifier)") + "\n" : ""
     }
 
     /// The `WHEN` condition that suppresses capture while remote changes are being applied.

@@ -134,9 +134,10 @@ extension LocalStore {
     ///
     /// With a trigger guard (the app has triggers on synced tables) rows are written one per
     /// statement, each permitted, so the app's triggers keep derived data current while their
-    /// writes to synced tables are skipped; otherwise in one statement per step: a table whose
-    /// store copy has the same columns is copied page by page (its capture triggers set aside for
-    /// that statement; 8× faster than row by row on 1M rows), any other in key order.
+    /// writes to synced tables are skipped; otherwise in one statement per step, RollingSync's
+    /// triggers set aside (``writeAll(of:_:in:)``): a table is emptied in one step, and one whose
+    /// store copy has the same columns copied page by page (8× faster than row by row on 1M
+    /// rows), any other in key order.
     private static func replaceRows(of tables: [SyncedTable], guardedBy triggerGuard: AppTriggerGuard?, in db: Database) throws {
         var replaced: [(table: SyncedTable, common: [String], extra: [String])] = []
         for table in tables {
@@ -160,6 +161,9 @@ extension LocalStore {
             }
             // Rows whose key is NULL are local only: kept here, never taken from the store.
             let syncable = table.keyMayBeNull ? " WHERE \(table.key.isPresent())" : ""
+            // Their identities are marked deleted in one statement: unguarded, the retire trigger is
+            // set aside for the deletion (see writeAll).
+            try RowIdentity.retireRows(of: table, filter: syncable, in: db)
             try writeRows(of: table, guardedBy: triggerGuard, "DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(table.key.value()) FROM main.\(name)\(syncable)", in: db)
             replaced.append((table, common, extra))
         }
@@ -185,12 +189,10 @@ extension LocalStore {
             } else if source == "rollingsync_snapshot.\(name)", extra.isEmpty, !table.keyMayBeNull, try canCopyPageByPage(table, in: db) {
                 // Then SQLite copies the table page by page, its indexes included, instead of row by
                 // row (when nothing is left in it: the rows of a NULL key stay local).
-                try CaptureTriggers.withTriggersSetAside(tableID: table.id, in: db) {
-                    try db.execute(sql: "INSERT INTO main.\(name) SELECT * FROM rollingsync_snapshot.\(name)")
-                }
+                try writeAll(of: table, "INSERT INTO main.\(name) SELECT * FROM rollingsync_snapshot.\(name)", in: db)
             } else {
                 // In key order, so the key's index is written in order rather than at random places.
-                try db.execute(sql: "\(insert) ORDER BY \(key.columnList)")
+                try writeAll(of: table, "\(insert) ORDER BY \(key.columnList)", in: db)
             }
             try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_rows")
             if !extra.isEmpty {
@@ -241,18 +243,25 @@ extension LocalStore {
         return computedIndexes == 0
     }
 
+    /// Runs `write` on `table`, which has no triggers but RollingSync's (there is no trigger
+    /// guard), with them set aside: with capture suppressed they would do nothing but cost a call
+    /// per row (the retire trigger aside: a deletion marks its rows' identities first, see
+    /// ``RowIdentity/retireRows(of:filter:in:)``), and SQLite empties a table in one step (a
+    /// `DELETE` without `WHERE`) or copies one page by page only when it has no trigger. Emptying
+    /// a table of 200k rows took 0.12 s so, 1.4 s with the triggers in place.
+    private static func writeAll(of table: SyncedTable, _ write: String, in db: Database) throws {
+        try CaptureTriggers.withTriggersSetAside(tableID: table.id, in: db) { try db.execute(sql: write) }
+    }
+
     /// The temporary copy of a table's columns that a whole store lacks.
     private static func extraColumns(of table: SyncedTable) -> String {
         "temp.\("rollingsync_extra_columns_\(table.id)".sqlIdentifier)"
     }
 
-    /// Runs `write` on `table` for all rows, or (guarded) once per row key that `keys` selects,
-    /// with `AND` the row's key.
+    /// Runs `write` on `table`: unguarded with ``writeAll(of:_:in:)``, guarded once per row key
+    /// that `keys` selects, with `AND` the row's key.
     private static func writeRows(of table: SyncedTable, guardedBy triggerGuard: AppTriggerGuard?, _ write: String, keys: String, in db: Database) throws {
-        guard let triggerGuard else {
-            try db.execute(sql: write)
-            return
-        }
+        guard let triggerGuard else { return try writeAll(of: table, write, in: db) }
         let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + table.key.matches())
         for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
             try triggerGuard.permit(table, key: rowKey)

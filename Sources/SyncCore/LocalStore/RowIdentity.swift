@@ -65,10 +65,19 @@ enum RowIdentity {
         """
     }
 
-    /// The trigger statement marking the identity of the row whose local id is `local` (`old.id`)
-    /// deleted.
-    static func retirement(tableID: Int64, local: String) -> String {
-        "UPDATE rollingsync_identities SET rollingsync_status = \(deleted) WHERE rollingsync_table = \(tableID) AND rollingsync_local = \(local);"
+    /// The statement marking deleted the identities whose local id meets `localID`, a condition on
+    /// it: `= old."id"` in the retire trigger, `IN (SELECT …)` for many rows.
+    static func retirement(tableID: Int64, localID: String) -> String {
+        "UPDATE rollingsync_identities SET rollingsync_status = \(deleted) WHERE rollingsync_table = \(tableID) AND rollingsync_local \(localID);"
+    }
+
+    /// Marks deleted the identities of the rows of `table` that `filter` (`""` or ` WHERE …`)
+    /// selects, as the retire trigger does for each row it sees deleted: for rows about to be
+    /// deleted with the table's triggers set aside. Nothing for a table whose key is not local.
+    static func retireRows(of table: SyncedTable, filter: String, in db: Database) throws {
+        guard table.keyIsLocal else { return }
+        let key = table.keyColumns[0].sqlIdentifier
+        try db.execute(sql: retirement(tableID: table.id, localID: "IN (SELECT \(key) FROM main.\(table.name.sqlIdentifier)\(filter))"))
     }
 
     /// Gives every row of `table` without a live identity a new one (a table being registered).
