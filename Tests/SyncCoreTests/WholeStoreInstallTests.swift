@@ -211,6 +211,26 @@ struct WholeStoreInstallTests {
         #expect(throws: (any Error).self) { try LocalStore.inspectSnapshot(at: garbage, configuration: Configuration()) }
         #expect(try local.items() == before)
     }
+    @Test("a store whose cell clocks name a writer it does not list is refused, and nothing changes")
+    func storeWithUnlistedWriter() throws {
+        let source = try TemporaryDatabase()
+        try source.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('s', 'from the store')") }
+        _ = try source.push()
+        let local = try TemporaryDatabase()
+        try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'unpushed')") }
+        let url = try snapshot(of: source, into: local)
+        let damaged = try DatabaseQueue(path: url.path)
+        try damaged.write { db in
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_cell_clocks") ?? 0 > 0)
+            try db.execute(sql: "DELETE FROM rollingsync_writers")
+        }
+        try damaged.close()
+        let before = try local.items()
+        #expect(throws: WholeStoreFileError.self) { try local.store.installWholeStore(at: url) }
+        #expect(try local.items() == before)
+        #expect(try local.store.hasPendingChanges())
+    }
+
     @Test("a table whose store copy has the same columns is copied whole, its capture triggers kept as they were: later writes are captured")
     func copiedTableKeepsCapture() throws {
         let uploader = try TemporaryDatabase()

@@ -288,8 +288,8 @@ extension LocalStore {
             """
         let (storeWriters, writerMapping) = try db.tableExists("rollingsync_writers", in: "rollingsync_snapshot")
             ? ("SELECT database_id FROM rollingsync_snapshot.rollingsync_writers", """
-                JOIN rollingsync_snapshot.rollingsync_writers AS sw ON sw.number = s.writer
-                JOIN main.rollingsync_writers AS w ON w.database_id = sw.database_id
+                LEFT JOIN rollingsync_snapshot.rollingsync_writers AS sw ON sw.number = s.writer
+                LEFT JOIN main.rollingsync_writers AS w ON w.database_id = sw.database_id
                 """)
             : ("SELECT DISTINCT client_id FROM rollingsync_snapshot.rollingsync_cell_clocks",
                 "JOIN main.rollingsync_writers AS w ON w.database_id = s.client_id")
@@ -301,9 +301,19 @@ extension LocalStore {
                 SELECT number, set_id, client_id, change_count, maximum_clock, recorded_at
                 FROM rollingsync_snapshot.rollingsync_applied_sets;
             INSERT OR IGNORE INTO main.rollingsync_writers (database_id) \(storeWriters);
-            INSERT INTO main.rollingsync_cell_clocks (table_id, row_key, column_name, clock, writer)
-                SELECT lt.id, s.row_key, s.column_name, s.clock, w.number
-                FROM rollingsync_snapshot.rollingsync_cell_clocks AS s \(mapping) \(writerMapping);
+            """)
+        // A writer missing from the store's list leaves `writer` NULL, which the column refuses:
+        // the clock is not dropped silently.
+        do {
+            try db.execute(sql: """
+                INSERT INTO main.rollingsync_cell_clocks (table_id, row_key, column_name, clock, writer)
+                    SELECT lt.id, s.row_key, s.column_name, s.clock, w.number
+                    FROM rollingsync_snapshot.rollingsync_cell_clocks AS s \(mapping) \(writerMapping)
+                """)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_NOTNULL {
+            throw WholeStoreFileError(reason: "a cell clock in it names a writer that its table rollingsync_writers lacks")
+        }
+        try db.execute(sql: """
             INSERT INTO main.rollingsync_tombstones (table_id, row_key, clock)
                 SELECT lt.id, s.row_key, s.clock FROM rollingsync_snapshot.rollingsync_tombstones AS s \(mapping);
             INSERT INTO main.rollingsync_applied_clocks (seq, set_number, table_id, row_key, clocks)
