@@ -49,6 +49,37 @@ struct TableKeyTests {
         #expect(names == ["'x',2", "'x',2", "'x',0"])
     }
 
+    @Test(
+        "columns of INTEGER or TEXT affinity, spelled by quote() alone, give every stored value the row key of the full rule",
+        arguments: [
+            ("TEXT", ""), ("VARCHAR(36)", ""), ("CLOB", ""), ("INTEGER", ""), ("BIGINT", ""), ("POINT", ""),
+            ("REAL", ""), ("NUMERIC", ""), ("DECIMAL(10,2)", ""), ("BOOLEAN", ""), ("DATETIME", ""), ("UUID", ""), ("", ""), ("BLOB", ""),
+            ("TEXT", " WITHOUT ROWID"), ("INTEGER", " WITHOUT ROWID"), ("REAL", " WITHOUT ROWID"),
+            ("TEXT", " STRICT"), ("INTEGER", " STRICT"), ("INT", " STRICT"), ("REAL", " STRICT"), ("BLOB", " STRICT"), ("ANY", " STRICT"),
+        ]
+    )
+    func affinityShortcut(type: String, options: String) throws {
+        let queue = try DatabaseQueue()
+        let table = try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (a \(type) NOT NULL, b \(type) NOT NULL, c TEXT, PRIMARY KEY (a, b))\(options)")
+            for first in Self.values {
+                for second in Self.values {
+                    // A STRICT column refuses what its type cannot hold.
+                    try? db.execute(sql: "INSERT OR IGNORE INTO t (a, b) VALUES (?, ?)", arguments: [first, second])
+                }
+            }
+            return try SyncedTable(name: "t", id: 1, in: db)
+        }
+        let shortcut = ["INTEGER", "BIGINT", "POINT", "INT", "TEXT", "VARCHAR(36)", "CLOB"].contains(type)
+        #expect(table.key.holdIntegralReals == [!shortcut, !shortcut])
+        let full = TableKey(columns: ["a", "b"])
+        try queue.read { db in
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM t") ?? 0 >= 4, "values of every kind its type accepts")
+            let different = try String.fetchAll(db, sql: "SELECT \(table.key.value()) FROM t WHERE \(table.key.value()) IS NOT \(full.value())")
+            #expect(different.isEmpty, "\(different.prefix(5))")
+        }
+    }
+
     @Test("text that is not as many literals as the key has columns is refused", arguments: [
         "'a'", "'a','b','c'", "'a',", ",'a'", "'a' ,'b'", "'unterminated,'b'", "X'0','b'", "X'zz','b'", "1x,2", "'a';'b'", "",
         "NULL,'a'", "x'00','b'", "X'0a','b'", "+1,2", "007,1", "2.0,1", "1E5,1",

@@ -19,6 +19,10 @@ public struct SyncedTable: Sendable, Equatable {
     /// affinity rules; those with INTEGER, REAL or TEXT affinity convert one into the other or
     /// both into text): setting `1` to `1.0` there is a change, which `IS NOT` does not see.
     var looselyTypedColumns: Set<String> = []
+    /// The ``keyColumns`` of INTEGER or TEXT affinity, where SQLite never stores a REAL equal to
+    /// an integer (it stores the integer, or text): their part of a composite row key needs no
+    /// spelling of such a REAL as its integer (``TableKey``).
+    var keyColumnsWithoutIntegralReals: Set<String> = []
     /// RollingSync's internal number for the table (used in the change log and trigger names).
     var id: Int64
     /// True when a key column is not declared `NOT NULL` in a rowid table, where SQLite stores
@@ -49,7 +53,10 @@ public struct SyncedTable: Sendable, Equatable {
 
     /// How the table's rows are named in the change log and change sets.
     var key: TableKey {
-        TableKey(columns: keyColumns, identities: keyColumns.map { keyIsLocal ? id : localReferences[$0] }, isOwnLocalKey: keyIsLocal)
+        TableKey(
+            columns: keyColumns, identities: keyColumns.map { keyIsLocal ? id : localReferences[$0] }, isOwnLocalKey: keyIsLocal,
+            holdIntegralReals: keyColumns.map { !keyColumnsWithoutIntegralReals.contains($0) }
+        )
     }
 
     /// The table as ``inspect(_:in:)`` finds it in the schema, registered under `id` (its
@@ -64,6 +71,7 @@ public struct SyncedTable: Sendable, Equatable {
         rowidAliases = shape.rowidAliases
         rowidName = shape.rowidName
         looselyTypedColumns = shape.looselyTypedColumns
+        keyColumnsWithoutIntegralReals = shape.keyColumnsWithoutIntegralReals
     }
 
     init(name: String, keyColumns: [String], columns: [String], id: Int64, keyMayBeNull: Bool = false, keyIsLocal: Bool = false) {
@@ -172,18 +180,42 @@ public struct SyncedTable: Sendable, Equatable {
         var rowidAliases: [String] = []
         var rowidName: String?
         var looselyTypedColumns: Set<String> = []
+        var keyColumnsWithoutIntegralReals: Set<String> = []
+    }
+
+    /// A column's affinity, from its declared type by SQLite's rules (§3.1 of its data type
+    /// documentation), applied in their order. A STRICT table's `ANY` comes out NUMERIC, and
+    /// keeps every value as it is given.
+    enum Affinity {
+        case integer, text, blob, real, numeric
+
+        init(declaredType: String) {
+            let type = declaredType.uppercased()
+            self = if type.contains("INT") {
+                .integer
+            } else if ["CHAR", "CLOB", "TEXT"].contains(where: type.contains) {
+                .text
+            } else if type.contains("BLOB") || type.isEmpty {
+                .blob
+            } else if ["REAL", "FLOA", "DOUB"].contains(where: type.contains) {
+                .real
+            } else {
+                .numeric
+            }
+        }
     }
 
     /// Whether a column of declared type `type` may hold an integer and an equal real side by
-    /// side: SQLite's affinity rules (§3.1 of its data type documentation), in their order, give
-    /// it BLOB or NUMERIC affinity (NUMERIC keeps a real too large for an integer, and a STRICT
+    /// side: BLOB or NUMERIC affinity (NUMERIC keeps a real too large for an integer, and a STRICT
     /// table's `ANY` column keeps every value as it is given).
     static func isLooselyTyped(_ type: String) -> Bool {
-        let type = type.uppercased()
-        if type.contains("INT") { return false }
-        if ["CHAR", "CLOB", "TEXT"].contains(where: type.contains) { return false }
-        if type.contains("BLOB") || type.isEmpty { return true }
-        return !["REAL", "FLOA", "DOUB"].contains(where: type.contains)
+        [.blob, .numeric].contains(Affinity(declaredType: type))
+    }
+
+    /// Whether a column of declared type `type` never holds a REAL equal to an integer: INTEGER
+    /// affinity stores it as the integer, TEXT affinity as text.
+    static func neverHoldsIntegralReals(_ type: String) -> Bool {
+        [.integer, .text].contains(Affinity(declaredType: type))
     }
 
     /// Reads a table's schema and checks that it can be synchronized. Every ordinary table can:
@@ -247,7 +279,8 @@ public struct SyncedTable: Sendable, Equatable {
             keyColumns: keyRows.map { $0["name"] as String }, columns: columns, keyMayBeNull: keyMayBeNull, keyIsLocal: keyIsLocal,
             rowidAliases: aliases,
             rowidName: withoutRowid || isRowidAlias ? nil : ["rowid", "_rowid_", "oid"].first { !taken.contains($0) },
-            looselyTypedColumns: looselyTyped
+            looselyTypedColumns: looselyTyped,
+            keyColumnsWithoutIntegralReals: Set(keyRows.filter { neverHoldsIntegralReals($0["type"]) }.map { $0["name"] as String })
         )
     }
 }
