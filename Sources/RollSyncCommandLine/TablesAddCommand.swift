@@ -16,7 +16,7 @@ struct TablesAddCommand: AsyncParsableCommand {
         abstract: "Start syncing more tables; their existing rows are published by the next sync."
     )
 
-    @Argument(help: ArgumentHelp("The tables to start syncing (TEXT or BLOB primary keys).", valueName: "name"))
+    @Argument(help: ArgumentHelp("The tables to start syncing (ordinary tables, with any kind of key or none).", valueName: "name"))
     var names: [String]
 
     @OptionGroup var database: DatabaseOptions

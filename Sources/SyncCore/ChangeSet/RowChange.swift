@@ -37,7 +37,8 @@ package struct RowChange: Sendable, Equatable {
     package var kind: Kind
     /// The synced table's name.
     package var table: String
-    /// The row's primary-key value (TEXT or BLOB).
+    /// The row's row key (``TableKey``): its key value, its global identity where the key is local,
+    /// or the composite form; never NULL.
     package var key: DatabaseValue
     /// The row's clock: the latest clock among ``columns``, or the time of the deletion.
     package var clock: HLCTimestamp
