@@ -117,4 +117,19 @@ struct SyncedTableRegistrationTests {
         }
         #expect(try database.pendingChanges().map(\.key) == ["k".databaseValue], "rows whose key is NULL are not captured")
     }
+
+    @Test("a declared type's affinity follows SQLite's rules in their order, folding ASCII letters only")
+    func affinities() {
+        let expected: [(String, SyncedTable.Affinity)] = [
+            ("INTEGER", .integer), ("bigint", .integer), ("FLOATING POINT", .integer), ("CHARINT", .integer),
+            ("VARCHAR(36)", .text), ("clob", .text), ("Text", .text), ("BLOB", .blob), ("", .blob),
+            ("REAL", .real), ("double precision", .real), ("FLOAT", .real), ("NUMERIC", .numeric), ("DECIMAL(10,2)", .numeric),
+            ("BOOLEAN", .numeric), ("DATETIME", .numeric), ("ANY", .numeric), ("STRING", .numeric),
+            // SQLite folds ASCII only: the dotless ı is no I.
+            ("REAL ınt", .real), ("ınteger", .numeric),
+        ]
+        for (type, affinity) in expected {
+            #expect(SyncedTable.Affinity(declaredType: type) == affinity, "\(type)")
+        }
+    }
 }

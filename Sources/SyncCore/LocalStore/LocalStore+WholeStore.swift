@@ -278,13 +278,13 @@ extension LocalStore {
         // its applied clocks are folded into its cell clocks while the applied sets that name
         // their writers are still this database's.
         let storeTables = """
-            SELECT lt.id FROM main.rollingsync_tables AS lt JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.name = lt.name
+            SELECT lt.id FROM main.rollingsync_tables AS lt JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.name = lt.name COLLATE NOCASE
             """
         try db.execute(sql: "DELETE FROM main.rollingsync_applied_clocks WHERE table_id IN (\(storeTables))")
         try LocalStoreSchema.compactAppliedClocks(in: db)
         let mapping = """
             JOIN rollingsync_snapshot.rollingsync_tables AS st ON st.id = s.table_id
-            JOIN main.rollingsync_tables AS lt ON lt.name = st.name
+            JOIN main.rollingsync_tables AS lt ON lt.name = st.name COLLATE NOCASE
             """
         let (storeWriters, writerMapping) = try db.tableExists("rollingsync_writers", in: "rollingsync_snapshot")
             ? ("SELECT database_id FROM rollingsync_snapshot.rollingsync_writers", """

@@ -129,7 +129,7 @@ enum RowIdentity {
         guard try db.tableExists("rollingsync_identities", in: store) else { return }
         for table in tables where table.keyIsLocal {
             guard let storeTable = try Int64.fetchOne(
-                db, sql: "SELECT id FROM \(store).rollingsync_tables WHERE name = ?", arguments: [table.name]
+                db, sql: "SELECT id FROM \(store).rollingsync_tables WHERE name = ? COLLATE NOCASE", arguments: [table.name]
             ) else { continue }
             let key = table.keyColumns[0].sqlIdentifier
             let sequence = try db.tableExists("sqlite_sequence")

@@ -19,9 +19,10 @@ public struct SyncedTable: Sendable, Equatable {
     /// affinity rules; those with INTEGER, REAL or TEXT affinity convert one into the other or
     /// both into text): setting `1` to `1.0` there is a change, which `IS NOT` does not see.
     var looselyTypedColumns: Set<String> = []
-    /// The ``keyColumns`` of INTEGER or TEXT affinity, where SQLite never stores a REAL equal to
-    /// an integer (it stores the integer, or text): their part of a composite row key needs no
-    /// spelling of such a REAL as its integer (``TableKey``).
+    /// The ``keyColumns`` of TEXT affinity, where SQLite never stores a REAL (it stores numbers
+    /// as text): their part of a composite row key needs no spelling of a REAL equal to an
+    /// integer as that integer (``TableKey``). (INTEGER affinity would not do: SQLite keeps the
+    /// REAL −2⁶³ a REAL there.)
     var keyColumnsWithoutIntegralReals: Set<String> = []
     /// RollingSync's internal number for the table (used in the change log and trigger names).
     var id: Int64
@@ -184,13 +185,14 @@ public struct SyncedTable: Sendable, Equatable {
     }
 
     /// A column's affinity, from its declared type by SQLite's rules (§3.1 of its data type
-    /// documentation), applied in their order. A STRICT table's `ANY` comes out NUMERIC, and
-    /// keeps every value as it is given.
+    /// documentation), applied in their order, to the type with its ASCII letters upper-cased
+    /// (as SQLite compares; `ı` stays `ı`). A STRICT table's `ANY` comes out NUMERIC, and keeps
+    /// every value as it is given.
     enum Affinity {
         case integer, text, blob, real, numeric
 
         init(declaredType: String) {
-            let type = declaredType.uppercased()
+            let type = declaredType.asciiUppercased
             self = if type.contains("INT") {
                 .integer
             } else if ["CHAR", "CLOB", "TEXT"].contains(where: type.contains) {
@@ -212,10 +214,10 @@ public struct SyncedTable: Sendable, Equatable {
         [.blob, .numeric].contains(Affinity(declaredType: type))
     }
 
-    /// Whether a column of declared type `type` never holds a REAL equal to an integer: INTEGER
-    /// affinity stores it as the integer, TEXT affinity as text.
+    /// Whether a column of declared type `type` never holds a REAL equal to an integer: TEXT
+    /// affinity stores numbers as text.
     static func neverHoldsIntegralReals(_ type: String) -> Bool {
-        [.integer, .text].contains(Affinity(declaredType: type))
+        Affinity(declaredType: type) == .text
     }
 
     /// Reads a table's schema and checks that it can be synchronized. Every ordinary table can:
@@ -267,11 +269,11 @@ public struct SyncedTable: Sendable, Equatable {
             )
         }
         // SQLite's affinity rule 1: a declared type containing INT has integer affinity.
-        let keyIsLocal = keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased().contains("INT")
+        let keyIsLocal = keyRows.count == 1 && Affinity(declaredType: keyRows[0]["type"]) == .integer
         // An INTEGER PRIMARY KEY is the rowid (never NULL) unless declared DESC, which SQLite then
         // keeps in an index of its own, as any other key.
         let keyHasIndex = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pragma_index_list(?) WHERE origin = 'pk')", arguments: [name]) ?? false
-        let isRowidAlias = !withoutRowid && keyRows.count == 1 && (keyRows[0]["type"] as String).uppercased() == "INTEGER" && !keyHasIndex
+        let isRowidAlias = !withoutRowid && keyRows.count == 1 && (keyRows[0]["type"] as String).asciiUppercased == "INTEGER" && !keyHasIndex
         let keyMayBeNull = !withoutRowid && keyRows.contains { ($0["notnull"] as Int) == 0 } && !isRowidAlias
         let taken = Set(rows.map { ($0["name"] as String).lowercased() })
         let aliases = keyIsLocal && !withoutRowid ? ["rowid", "_rowid_", "oid"].filter { !taken.contains($0) } : []
@@ -282,5 +284,13 @@ public struct SyncedTable: Sendable, Equatable {
             looselyTypedColumns: looselyTyped,
             keyColumnsWithoutIntegralReals: Set(keyRows.filter { neverHoldsIntegralReals($0["type"]) }.map { $0["name"] as String })
         )
+    }
+}
+
+private extension String {
+    /// The string with its ASCII letters upper-cased and nothing else changed, as SQLite folds
+    /// case in identifiers and type names.
+    var asciiUppercased: String {
+        String(decoding: utf8.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) ? $0 - 32 : $0 }, as: UTF8.self)
     }
 }

@@ -9,10 +9,11 @@ import GRDB
 ///   `PRIMARY KEY` clause, separated by commas, exactly as SQLite's `quote()` writes them:
 ///   `'note-1','tag-2'`, `X'0A1B',42`, `'it''s',2.5`. A REAL equal to an integer is written as
 ///   that integer (`2`, not `2.0`): SQLite's key comparison holds 2 and 2.0 equal, so they must
-///   name one row. Only columns that can hold such a REAL pay for that test in SQL: a column of
-///   INTEGER or TEXT affinity never does (SQLite stores the integer, or text), and its part is
-///   `quote()` alone (on a key of two TEXT columns, 100k rows through Python's sqlite3, inserts
-///   and 1-column updates with capture took 9 % less time).
+///   name one row. Only columns that can hold a REAL pay for that test in SQL: a column of TEXT
+///   affinity never does (SQLite stores numbers as text), and its part is `quote()` alone (on a
+///   key of two TEXT columns, 100k rows through Python's sqlite3, inserts and 1-column updates
+///   with capture took 9 % less time). INTEGER affinity would not do: SQLite keeps the REAL −2⁶³
+///   a REAL there.
 ///
 /// The composite form is computed in SQL, by `quote()`, wherever a row is captured or looked up by
 /// its key value, and never in Swift, so one rule makes it; Swift only reads it back into the
