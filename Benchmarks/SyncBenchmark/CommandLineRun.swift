@@ -70,23 +70,54 @@ struct CommandLineRunCosts {
     /// the pushing client and on the receiving one, after the sync.
     var pusherData: Int, pusherMetadata: Int
     var receiverData: Int, receiverMetadata: Int
-    /// Bytes of one copy of every row's key in a b-tree of its own: the floor of any metadata that
-    /// names rows by key, as the merge rules' per-row creation clock must.
+    /// Bytes of one copy of every row's name (its key, or for an integer key a global identity)
+    /// in a b-tree of its own: the floor of any metadata that names rows, as the merge rules'
+    /// per-row creation clock must.
     var keyCopy: Int
 }
 
+/// The key of section 9's table.
+enum CommandLineRunKey: String, CaseIterable {
+    /// `id TEXT PRIMARY KEY`, a UUID the app assigns.
+    case text = "a TEXT key (a UUID)"
+    /// `id INTEGER PRIMARY KEY`, assigned by SQLite: RollingSync names each row by a global
+    /// identity of its own (Docs/Conflicts.md, "Integer keys").
+    case integer = "an INTEGER PRIMARY KEY"
+
+    var schema: String {
+        let key = self == .text ? "id TEXT PRIMARY KEY NOT NULL" : "id INTEGER PRIMARY KEY"
+        return "CREATE TABLE items (\(key), name TEXT, quantity INTEGER, price REAL, note TEXT, flag INTEGER)"
+    }
+
+    /// The insert of row `index`.
+    func insert(_ index: Int) -> String {
+        let values = "'item \(index)', \(index), \(Double(index) * 0.25), 'note', \(index % 2)"
+        return switch self {
+        case .text: "INSERT INTO items VALUES ('\(UUID().uuidString)', \(values));\n"
+        case .integer: "INSERT INTO items (name, quantity, price, note, flag) VALUES (\(values));\n"
+        }
+    }
+
+    /// What names a row wherever RollingSync refers to it: the key itself, or for an integer key
+    /// a global identity (its id, `@`, 16 hexadecimal digits).
+    var rowName: String {
+        self == .text ? "id" : "id || '@' || lower(hex(randomblob(8)))"
+    }
+}
+
 /// Section 9: the `rollsync` binary (next to this benchmark) and `sqlite3` as separate processes
-/// on `rows` rows of six short columns, through a folder remote: inserting with and without
-/// capture, the first push, the apply, a bootstrap through push-store and pull-store beside a
-/// file copy and an integrity check, pull-store on a client that holds the rows already, and the size of RollingSync's tables beside the table's and
-/// beside a copy of the keys.
-func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -> CommandLineRunCosts {
+/// on `rows` rows of six short columns and a key of kind `key`, through a folder remote: inserting
+/// with and without capture, the first push, the apply, a bootstrap through push-store and
+/// pull-store beside a file copy and an integrity check, pull-store on a client that holds the
+/// rows already, and the size of RollingSync's tables beside the table's and beside a copy of the
+/// rows' names.
+func measureCommandLineRun(rows: Int, key: CommandLineRunKey, rollsync: URL, in directory: URL) throws -> CommandLineRunCosts {
     let scratch = directory.appendingPathComponent("cli-\(UUID().uuidString)")
     let remote = scratch.appendingPathComponent("remote")
     try FileManager.default.createDirectory(at: remote, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: scratch) }
     let sqlite3 = "/usr/bin/sqlite3"
-    let schema = "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, name TEXT, quantity INTEGER, price REAL, note TEXT, flag INTEGER)"
+    let schema = key.schema
     func database(_ name: String) throws -> String {
         let path = scratch.appendingPathComponent(name).path
         _ = try runChild([sqlite3, path, schema])
@@ -99,7 +130,7 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     let handle = try FileHandle(forWritingTo: inserts)
     var text = "BEGIN;\n"
     for index in 1...rows {
-        text += "INSERT INTO items VALUES ('\(UUID().uuidString)', 'item \(index)', \(index), \(Double(index) * 0.25), 'note', \(index % 2));\n"
+        text += key.insert(index)
         if text.utf8.count > 1 << 20 {
             try handle.write(contentsOf: Data(text.utf8))
             text = ""
@@ -142,7 +173,7 @@ func measureCommandLineRun(rows: Int, rollsync: URL, in directory: URL) throws -
     }
     let (pusherData, pusherMetadata) = try sizes(pusher)
     let (receiverData, receiverMetadata) = try sizes(receiver)
-    _ = try runChild([sqlite3, plain, "CREATE TABLE key_copy (id PRIMARY KEY) WITHOUT ROWID; INSERT INTO key_copy SELECT id FROM items ORDER BY id"])
+    _ = try runChild([sqlite3, plain, "CREATE TABLE key_copy (id PRIMARY KEY) WITHOUT ROWID; INSERT INTO key_copy SELECT \(key.rowName) FROM items ORDER BY 1"])
     let keyCopy = try sizes(plain).metadata
     let pushStore = try rollsyncRun("push-store", "--db", pusher)
     let pullStore = try rollsyncRun("pull-store", "--db", newcomer)

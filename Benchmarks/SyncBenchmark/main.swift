@@ -28,12 +28,13 @@
 //    linearly (bytes per client given), a vacuum's requests follow what it removes.
 //    `SyncBenchmark --scale [NAME]` runs this section alone (only the stores whose name contains
 //    NAME, such as `RGW`, when given).
-// 9. The rollsync binary and sqlite3 as separate processes on 1,000,000 rows (issue 31): inserts
+// 9. The rollsync binary and sqlite3 as separate processes on 1,000,000 rows (issue 31), keyed by
+//    a TEXT UUID, then by an INTEGER PRIMARY KEY (rows named by global identities): inserts
 //    without capture, with a bare one-row-append trigger (capture's floor) and with capture, the first push, the apply, a bootstrap through push-store and
 //    pull-store beside its floor (a file copy and an integrity check), with peak memory,
 //    pull-store on a client that holds the rows already (the store installed in place), and the
 //    size of RollingSync's tables beside the synced table's on both clients and beside their floor
-//    (one copy of each key).
+//    (one copy of each row's name: its key, or its global identity).
 //    `SyncBenchmark --cli [ROWS]` runs this section alone.
 import Foundation
 import SyncCore
@@ -86,14 +87,22 @@ func printManyClients(only: String? = nil) async throws {
     }
 }
 
-/// Section 9 (see the top of this file) on `rows` rows.
+/// Section 9 (see the top of this file) on `rows` rows, for each kind of key.
 func printCommandLineRun(rows: Int) throws {
     let rollsync = URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().appendingPathComponent("rollsync")
     guard FileManager.default.isExecutableFile(atPath: rollsync.path) else {
         print("9. The rollsync binary on \(rows) rows: build it in release mode (Scripts/benchmark.sh does)")
         return
     }
-    let costs = try measureCommandLineRun(rows: rows, rollsync: rollsync, in: directory)
+    for key in CommandLineRunKey.allCases {
+        try printCommandLineRun(rows: rows, key: key, rollsync: rollsync)
+        fflush(nil)
+    }
+}
+
+/// Section 9 for one kind of key.
+func printCommandLineRun(rows: Int, key: CommandLineRunKey, rollsync: URL) throws {
+    let costs = try measureCommandLineRun(rows: rows, key: key, rollsync: rollsync, in: directory)
     let floor = costs.plainInsert.seconds
     func line(_ name: String, _ cost: ChildCost, rowsPerSecond: Bool = false) -> String {
         "   \(name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(seconds(cost.seconds)) (CPU \(seconds(cost.cpuSeconds))), "
@@ -101,7 +110,7 @@ func printCommandLineRun(rows: Int) throws {
             + (rowsPerSecond ? String(format: ", %.0fk rows/s", Double(costs.rows) / cost.seconds / 1000) : "")
     }
     func share(_ metadata: Int, of data: Int) -> String { String(format: "%.0f %%", Double(metadata) / Double(data) * 100) }
-    print("9. The rollsync binary on \(costs.rows) rows of 6 short columns (sqlite3 and rollsync as separate processes, a folder remote;")
+    print("9. The rollsync binary on \(costs.rows) rows of 6 short columns, \(key.rawValue) (sqlite3 and rollsync as separate processes, a folder remote;")
     print("   wall seconds; targets: first push ≤ 1.5× the inserts, apply ≥ 150k rows/s, bootstrap ≥ 250k rows/s in ≤ 64 MB, metadata ≤ 25 %)")
     print(line("sqlite3 inserts, no sync set up", costs.plainInsert))
     print(line("sqlite3 inserts, bare log trigger", costs.bareTriggerInsert))
@@ -126,7 +135,7 @@ func printCommandLineRun(rows: Int) throws {
     print("   RollingSync's tables: \(share(costs.pusherMetadata, of: costs.pusherData)) of the synced table's size on the pusher "
         + "(\(megabytes(costs.pusherMetadata)) beside \(megabytes(costs.pusherData))), "
         + "\(share(costs.receiverMetadata, of: costs.receiverData)) on the receiver (\(megabytes(costs.receiverMetadata)))")
-    print("   their floor: one copy of each key \(share(costs.keyCopy, of: costs.pusherData)) (\(megabytes(costs.keyCopy)))")
+    print("   their floor: one copy of each row's \(key == .text ? "key" : "global identity") \(share(costs.keyCopy, of: costs.pusherData)) (\(megabytes(costs.keyCopy)))")
 }
 
 if let flag = arguments.firstIndex(of: "--cli") {
