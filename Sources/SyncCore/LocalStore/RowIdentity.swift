@@ -112,13 +112,16 @@ enum RowIdentity {
     /// free id otherwise. An identity the store holds for references only (reserved, deleted, or
     /// absent there) keeps its local id here if known, and is reserved here otherwise, so the
     /// store's references to it follow it. The rows' identities are adopted later (see
-    /// ``adoptStoreIdentities(of:in:)``).
+    /// ``adoptStoreIdentities(of:in:)``). The store's ids are looked up by local id too, through
+    /// an index: without it, a new client's pull-store of 20k integer-keyed rows took 20 s of CPU,
+    /// four times as long for twice the rows.
     static func mapStoreRows(of tables: [SyncedTable], store: String, in db: Database) throws {
         try db.execute(sql: """
             DROP TABLE IF EXISTS temp.rollingsync_store_ids;
             CREATE TEMP TABLE rollingsync_store_ids (
                 table_id INTEGER NOT NULL, store_id INTEGER NOT NULL, global TEXT NOT NULL, local_id INTEGER, live INTEGER NOT NULL,
                 PRIMARY KEY (table_id, store_id)) WITHOUT ROWID;
+            CREATE INDEX temp.rollingsync_store_ids_local ON rollingsync_store_ids (table_id, local_id);
             """)
         try db.execute(sql: """
             DROP TABLE IF EXISTS temp.rollingsync_live_ids;
