@@ -172,9 +172,10 @@ extension LocalStore {
             let name = table.name.sqlIdentifier
             let key = table.key
             let list = common.map(\.sqlIdentifier).joined(separator: ", ")
-            // Local ids and references are the store's own: its rows are staged with this database's.
+            // Local ids and references are the store's own: its rows are staged with this
+            // database's, unless they are the same (a new client's).
             var source = "rollingsync_snapshot.\(name)"
-            if table.keyIsLocal || !table.localReferences.isEmpty {
+            if table.keyIsLocal || !table.localReferences.isEmpty, try !RowIdentity.storeValuesStay(for: table, in: db) {
                 try db.execute(sql: """
                     DROP TABLE IF EXISTS temp.rollingsync_store_rows;
                     CREATE TEMP TABLE rollingsync_store_rows AS
