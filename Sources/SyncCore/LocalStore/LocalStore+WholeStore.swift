@@ -83,7 +83,7 @@ extension LocalStore {
                     try LocalStoreSchema.compactAppliedClocks(in: db)
                     try merge.mergePendingChanges()
                     for table in tables { try RowIdentity.reconcile(table, in: db) }
-                    try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_ids; DROP TABLE IF EXISTS temp.rollingsync_live_ids")
+                    try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_ids")
                     var result = merge.installation
                     result.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
                     var settlement = try ReferenceSettlement(db: db, syncedTables: tables)
@@ -132,12 +132,12 @@ extension LocalStore {
     /// Columns the snapshot lacks (added here since it was written) keep their local values, for
     /// the rows both have; a table the snapshot lacks altogether (synced here since) keeps its rows.
     ///
-    /// With a trigger guard (the app has triggers on synced tables) rows are written one per
-    /// statement, each permitted, so the app's triggers keep derived data current while their
-    /// writes to synced tables are skipped; otherwise in one statement per step, RollingSync's
-    /// triggers set aside (``writeAll(of:_:in:)``): a table is emptied in one step, and one whose
-    /// store copy has the same columns copied page by page (8× faster than row by row on 1M
-    /// rows), any other in key order.
+    /// RollingSync's triggers are set aside for every write. With a trigger guard (the app has
+    /// triggers on synced tables) rows are written one per statement, each permitted, so the
+    /// app's triggers keep derived data current while their writes to synced tables are skipped;
+    /// otherwise in one statement per step (``writeAll(of:_:in:)``): a table is emptied in one
+    /// step, and one whose store copy has the same columns copied page by page (8× faster than
+    /// row by row on 1M rows), any other in key order.
     private static func replaceRows(of tables: [SyncedTable], guardedBy triggerGuard: AppTriggerGuard?, in db: Database) throws {
         var replaced: [(table: SyncedTable, common: [String], extra: [String])] = []
         for table in tables {
@@ -161,8 +161,8 @@ extension LocalStore {
             }
             // Rows whose key is NULL are local only: kept here, never taken from the store.
             let syncable = table.keyMayBeNull ? " WHERE \(table.key.isPresent())" : ""
-            // Their identities are marked deleted in one statement: unguarded, the retire trigger is
-            // set aside for the deletion (see writeAll).
+            // Their identities are retired in one statement: the retire trigger is set aside for
+            // the deletion (see writeRows).
             try RowIdentity.retireRows(of: table, filter: syncable, in: db)
             try writeRows(of: table, guardedBy: triggerGuard, "DELETE FROM main.\(name)\(syncable)", keys: "SELECT \(table.key.value()) FROM main.\(name)\(syncable)", in: db)
             replaced.append((table, common, extra))
@@ -245,11 +245,10 @@ extension LocalStore {
     }
 
     /// Runs `write` on `table`, which has no triggers but RollingSync's (there is no trigger
-    /// guard), with them set aside: with capture suppressed they would do nothing but cost a call
-    /// per row (the retire trigger aside: a deletion marks its rows' identities first, see
-    /// ``RowIdentity/retireRows(of:filter:in:)``), and SQLite empties a table in one step (a
-    /// `DELETE` without `WHERE`) or copies one page by page only when it has no trigger. Emptying
-    /// a table of 200k rows took 0.12 s so, 1.4 s with the triggers in place.
+    /// guard), with them set aside, as every write of the install is (see
+    /// ``writeRows(of:guardedBy:_:keys:in:)``): SQLite empties a table in one step (a `DELETE`
+    /// without `WHERE`) or copies one page by page only when it has no trigger. Emptying a table
+    /// of 200k rows took 0.12 s so, 1.4 s with the triggers in place.
     private static func writeAll(of table: SyncedTable, _ write: String, in db: Database) throws {
         try CaptureTriggers.withTriggersSetAside(tableID: table.id, in: db) { try db.execute(sql: write) }
     }
@@ -259,14 +258,19 @@ extension LocalStore {
         "temp.\("rollingsync_extra_columns_\(table.id)".sqlIdentifier)"
     }
 
-    /// Runs `write` on `table`: unguarded with ``writeAll(of:_:in:)``, guarded once per row key
-    /// that `keys` selects, with `AND` the row's key.
+    /// Runs `write` on `table` with RollingSync's triggers set aside: with capture suppressed they
+    /// would do nothing but cost a call per row, and the retire trigger would mark deleted the
+    /// identities the install decides itself (``RowIdentity/retireRows(of:filter:in:)``).
+    /// Unguarded with ``writeAll(of:_:in:)``; guarded once per row key that `keys` selects, with
+    /// `AND` the row's key, each row permitted, so the app's own triggers run.
     private static func writeRows(of table: SyncedTable, guardedBy triggerGuard: AppTriggerGuard?, _ write: String, keys: String, in db: Database) throws {
         guard let triggerGuard else { return try writeAll(of: table, write, in: db) }
-        let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + table.key.matches())
-        for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
-            try triggerGuard.permit(table, key: rowKey)
-            try statement.execute(arguments: StatementArguments(values: try table.key.components(of: rowKey)))
+        try CaptureTriggers.withTriggersSetAside(tableID: table.id, in: db) {
+            let statement = try db.makeStatement(sql: write + (write.contains(" WHERE ") ? " AND " : " WHERE ") + table.key.matches())
+            for rowKey in try DatabaseValue.fetchAll(db, sql: keys) {
+                try triggerGuard.permit(table, key: rowKey)
+                try statement.execute(arguments: StatementArguments(values: try table.key.components(of: rowKey)))
+            }
         }
     }
 

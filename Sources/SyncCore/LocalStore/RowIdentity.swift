@@ -66,18 +66,43 @@ enum RowIdentity {
     }
 
     /// The statement marking deleted the identities whose local id meets `localID`, a condition on
-    /// it: `= old."id"` in the retire trigger, `IN (SELECT …)` for many rows.
+    /// it (`= old."id"` in the retire trigger).
     static func retirement(tableID: Int64, localID: String) -> String {
         "UPDATE rollingsync_identities SET rollingsync_status = \(deleted) WHERE rollingsync_table = \(tableID) AND rollingsync_local \(localID);"
     }
 
-    /// Marks deleted the identities of the rows of `table` that `filter` (`""` or ` WHERE …`)
-    /// selects, as the retire trigger does for each row it sees deleted: for rows about to be
-    /// deleted with the table's triggers set aside. Nothing for a table whose key is not local.
+    /// Retires the identities of the rows of `table` that `filter` (`""` or ` WHERE …`) selects,
+    /// which a re-base is about to replace with the store's, its triggers set aside (after
+    /// ``mapStoreRows(of:store:in:)``): as the retire trigger would, it marks them deleted, except
+    /// - an identity the store has live at the same local id stays live: its row returns as it is;
+    /// - a live identity the store lacks is marked absent: the row was this client's, not pushed
+    ///   before the store was written, and returns to its id when its set is applied again.
+    ///
+    /// Nothing for a table whose key is not local. Marking every identity deleted and then most of
+    /// them live again (deleting and recording them anew) took 3.6 s of a 1M-row re-base's 7.8 s.
+    ///
+    /// Each identity finds its entry in the store's map by local id (an identity known here keeps
+    /// its local id), through an index made here, where there are rows (0.5 s for 1M entries), on
+    /// every column the lookup tests: SQLite has no statistics on the map, and with an index on
+    /// `local_id` alone it chose to scan the table's entries for each identity (a re-base of 1M
+    /// rows did not finish in 10 minutes).
     static func retireRows(of table: SyncedTable, filter: String, in db: Database) throws {
         guard table.keyIsLocal else { return }
         let key = table.keyColumns[0].sqlIdentifier
-        try db.execute(sql: retirement(tableID: table.id, localID: "IN (SELECT \(key) FROM main.\(table.name.sqlIdentifier)\(filter))"))
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier)\(filter))") == true else { return }
+        try db.execute(sql: """
+            CREATE INDEX IF NOT EXISTS temp.rollingsync_store_ids_local ON rollingsync_store_ids (table_id, local_id, global, kept)
+            """)
+        let inStore = """
+            SELECT 1 FROM temp.rollingsync_store_ids AS r
+            WHERE r.table_id = \(table.id) AND r.local_id = i.rollingsync_local AND r.global = i.rollingsync_global
+            """
+        try db.execute(sql: """
+            UPDATE main.rollingsync_identities AS i
+            SET rollingsync_status = CASE WHEN rollingsync_status = \(live) AND NOT EXISTS (\(inStore)) THEN \(absent) ELSE \(deleted) END
+            WHERE rollingsync_table = \(table.id) AND rollingsync_local IN (SELECT \(key) FROM main.\(table.name.sqlIdentifier)\(filter))
+              AND NOT EXISTS (\(inStore) AND r.kept)
+            """)
     }
 
     /// Gives every row of `table` without a live identity a new one (a table being registered).
@@ -120,19 +145,14 @@ enum RowIdentity {
     /// can hold it here, since the ids known here are identities here and the store's ids are
     /// distinct. That is decided as the store's identities are read, in one pass (deciding it in
     /// a second pass, which also looked up the other store rows by local id, took 1.6 s of a new
-    /// client's 7.2 s pull-store of 1M rows).
+    /// client's 7.2 s pull-store of 1M rows). An identity live both here and in the store is
+    /// `kept`: it stays as it is (see ``retireRows(of:filter:in:)``).
     static func mapStoreRows(of tables: [SyncedTable], store: String, in db: Database) throws {
         try db.execute(sql: """
             DROP TABLE IF EXISTS temp.rollingsync_store_ids;
             CREATE TEMP TABLE rollingsync_store_ids (
                 table_id INTEGER NOT NULL, store_id INTEGER NOT NULL, global TEXT NOT NULL, local_id INTEGER, live INTEGER NOT NULL,
-                PRIMARY KEY (table_id, store_id)) WITHOUT ROWID;
-            """)
-        try db.execute(sql: """
-            DROP TABLE IF EXISTS temp.rollingsync_live_ids;
-            CREATE TEMP TABLE rollingsync_live_ids AS
-                SELECT rollingsync_table AS table_id, rollingsync_global AS global FROM main.rollingsync_identities
-                WHERE rollingsync_status = \(live);
+                kept INTEGER NOT NULL, PRIMARY KEY (table_id, store_id)) WITHOUT ROWID;
             """)
         guard try db.tableExists("rollingsync_identities", in: store) else { return }
         for table in tables where table.keyIsLocal {
@@ -143,13 +163,14 @@ enum RowIdentity {
             let sequence = try db.tableExists("sqlite_sequence")
                 ? "coalesce((SELECT seq FROM main.sqlite_sequence WHERE name = \(table.name.sqlLiteral)), 0)" : "0"
             try db.execute(sql: """
-                INSERT INTO temp.rollingsync_store_ids (table_id, store_id, global, local_id, live)
+                INSERT INTO temp.rollingsync_store_ids (table_id, store_id, global, local_id, live, kept)
                     SELECT \(table.id), s.rollingsync_local, s.rollingsync_global,
                         coalesce(m.rollingsync_local, CASE WHEN s.rollingsync_status = \(live)
                             AND NOT EXISTS (SELECT 1 FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND rollingsync_local = s.rollingsync_local)
                             AND NOT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(key) = s.rollingsync_local)
                             THEN s.rollingsync_local END),
-                        s.rollingsync_status = \(live)
+                        s.rollingsync_status = \(live),
+                        coalesce(m.rollingsync_status = \(live) AND s.rollingsync_status = \(live), 0)
                     FROM \(store).rollingsync_identities AS s
                     LEFT JOIN main.rollingsync_identities AS m ON m.rollingsync_table = \(table.id) AND m.rollingsync_global = s.rollingsync_global
                     WHERE s.rollingsync_table = \(storeTable);
@@ -202,23 +223,21 @@ enum RowIdentity {
         }
     }
 
-    /// Records the identities of the store's rows of `table` (whose rows here were just deleted)
-    /// at the local ids ``mapStoreRows(of:store:in:)`` decided, live, before those rows are
-    /// written; the rows that were here and that the store lacks are marked absent. (Those are
-    /// found as one set difference, sorted once: on a re-base of 1M rows it took 1.2 s, where
-    /// looking up each identity in both sets took 1.9 s.)
+    /// Records the identities of the store's rows of `table` (whose rows here were just deleted,
+    /// see ``retireRows(of:filter:in:)``) at the local ids ``mapStoreRows(of:store:in:)`` decided,
+    /// live, before those rows are written, in place of any identity here at the same local id,
+    /// which is also where an identity here of the same row is (it keeps its local id). Identities
+    /// `kept` are live already. Where there is no identity here (a new client's), there is nothing
+    /// to delete, and the adopted ids are not listed for it (0.2 s for 1M).
     static func adoptStoreIdentities(of table: SyncedTable, in db: Database) throws {
         guard table.keyIsLocal else { return }
+        let adopted = "FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND live AND NOT kept"
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM main.rollingsync_identities WHERE rollingsync_table = ?)", arguments: [table.id]) == true {
+            try db.execute(sql: "DELETE FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND rollingsync_local IN (SELECT local_id \(adopted))")
+        }
         try db.execute(sql: """
-            UPDATE main.rollingsync_identities SET rollingsync_status = \(absent)
-            WHERE rollingsync_table = \(table.id) AND rollingsync_status = \(deleted)
-              AND rollingsync_global IN (SELECT global FROM temp.rollingsync_live_ids WHERE table_id = \(table.id)
-                EXCEPT SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id));
-            DELETE FROM main.rollingsync_identities WHERE rollingsync_table = \(table.id) AND (
-                rollingsync_local IN (SELECT local_id FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND live)
-                OR rollingsync_global IN (SELECT global FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND live));
             INSERT INTO main.rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status)
-                SELECT table_id, local_id, global, \(live) FROM temp.rollingsync_store_ids WHERE table_id = \(table.id) AND live;
+                SELECT table_id, local_id, global, \(live) \(adopted)
             """)
     }
 
