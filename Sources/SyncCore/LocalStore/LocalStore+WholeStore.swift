@@ -175,7 +175,7 @@ extension LocalStore {
             // Local ids and references are the store's own: its rows are staged with this
             // database's, unless they are the same (a new client's).
             var source = "rollingsync_snapshot.\(name)"
-            if table.keyIsLocal || !table.localReferences.isEmpty, try !RowIdentity.storeValuesStay(for: table, in: db) {
+            if try !RowIdentity.storeValuesStay(of: common, in: table, store: "rollingsync_snapshot", in: db) {
                 try db.execute(sql: """
                     DROP TABLE IF EXISTS temp.rollingsync_store_rows;
                     CREATE TEMP TABLE rollingsync_store_rows AS
@@ -218,6 +218,8 @@ extension LocalStore {
     /// - both have the same columns, by name, declared type, `NOT NULL`, key position, in the same
     ///   order, none hidden or generated, so `INSERT INTO t SELECT * FROM store.t` writes each
     ///   store column into the local column of its name, and no store row has a NULL key;
+    /// - the table has a declared key: `SELECT *` leaves out the rowid, which names the rows of a
+    ///   table without one (the index that keeps its rowids, partial, rules it out too);
     /// - no index of the local table is on an expression or partial: their entries are computed
     ///   by functions, which the app may define differently on another device, so such tables are
     ///   written row by row and this device computes them. (SQLite inserts the entries of an index
@@ -231,7 +233,7 @@ extension LocalStore {
         }
         let local = try columns(in: "main")
         let store = try columns(in: "rollingsync_snapshot")
-        guard local.allSatisfy({ $0["hidden"] as Int == 0 }), local == store else { return false }
+        guard !table.keyIsRowid, local.allSatisfy({ $0["hidden"] as Int == 0 }), local == store else { return false }
         let computedIndexes = try Int.fetchOne(
             db,
             sql: """

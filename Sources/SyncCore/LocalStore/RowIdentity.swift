@@ -205,21 +205,29 @@ enum RowIdentity {
     /// otherwise.
     static func storeValue(of column: String, in table: SyncedTable) -> String {
         let name = "s.\(column.sqlIdentifier)"
-        let identities = table.keyIsLocal && table.keyColumns == [column] ? table.id : table.localReferences[column]
-        guard let identities else { return name }
+        guard let identities = identityTable(of: column, in: table) else { return name }
         return "coalesce((SELECT local_id FROM temp.rollingsync_store_ids WHERE table_id = \(identities) AND store_id = \(name)), \(name))"
     }
 
-    /// Whether every column of the store's rows of `table` keeps its value here
-    /// (``storeValue(of:in:)`` is the column itself): each identity of the store that its key or
-    /// one of its references stands for keeps its store id as its local id, as on a client that
-    /// had none of these rows. The store's rows can then be copied as they are, page by page.
-    static func storeValuesStay(for table: SyncedTable, in db: Database) throws -> Bool {
-        let identityTables = Set((table.keyIsLocal ? [table.id] : []) + table.localReferences.values)
-        return try identityTables.allSatisfy { tableID in
-            try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM temp.rollingsync_store_ids WHERE table_id = ? AND local_id IS NOT store_id)
-                """, arguments: [tableID]) == false
+    /// The id of the synced table whose identities the values of `column` of `table` stand for:
+    /// the table's own for its local key, the referenced table's for a reference to a local key;
+    /// `nil` for any other column.
+    private static func identityTable(of column: String, in table: SyncedTable) -> Int64? {
+        table.keyIsLocal && table.keyColumns == [column] ? table.id : table.localReferences[column]
+    }
+
+    /// Whether ``storeValue(of:in:)`` is the column itself for each of `columns` of every row of
+    /// `table` in `store`: no value in them names a store identity whose local id here is another,
+    /// as on a client that had none of these rows. The store's rows can then be copied as they
+    /// are, page by page. Only the ids the rows hold count: a store's identities of deleted rows
+    /// are reserved here under other ids, and every store keeps some.
+    static func storeValuesStay(of columns: [String], in table: SyncedTable, store: String, in db: Database) throws -> Bool {
+        try columns.allSatisfy { column in
+            guard let identities = identityTable(of: column, in: table) else { return true }
+            return try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM \(store).\(table.name.sqlIdentifier) WHERE \(column.sqlIdentifier) IN (
+                    SELECT store_id FROM temp.rollingsync_store_ids WHERE table_id = ? AND local_id IS NOT store_id))
+                """, arguments: [identities]) == false
         }
     }
 
