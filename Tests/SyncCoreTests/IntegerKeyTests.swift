@@ -310,6 +310,66 @@ struct IntegerKeyTests {
         try Self.check([a, b, c])
     }
 
+    @Test(
+        "a new client takes a whole store's identities and clocks as they are, deleted and reserved ones included, and converges",
+        arguments: [false, true]
+    )
+    func newClientTakesStoreAsItIs(withAppTrigger: Bool) throws {
+        let trigger = withAppTrigger
+            ? "CREATE TABLE audit (what TEXT); CREATE TRIGGER tags_audit AFTER INSERT ON tags BEGIN INSERT INTO audit VALUES (new.name); END;" : ""
+        let (a, c, n) = try (
+            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables),
+            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables),
+            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables)
+        )
+        try a.pool.write { db in
+            try db.execute(sql: "INSERT INTO lists (name) VALUES ('a1'), ('a2'), ('a3'); INSERT INTO items (list_id, title) VALUES (1, 'under a1'), (3, 'under a3')")
+            try db.execute(sql: "INSERT INTO tags (name) VALUES ('red'), ('blue'); INSERT INTO item_tags VALUES (1, 1), (2, 2)")
+            try db.execute(sql: "INSERT INTO events (kind, item_id) VALUES ('made', 1), ('made', 2)")
+        }
+        try Self.exchange([a, c])
+        // A deleted row (its identity kept, marked deleted), and c's item that reaches a before
+        // its list: a holds the list's identity reserved under a negative id.
+        try a.pool.write { db in try db.execute(sql: "DELETE FROM lists WHERE name = 'a2'; DELETE FROM tags WHERE name = 'blue'") }
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('c1')") }
+        let listOfC = try c.push()
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO items (list_id, title) VALUES ((SELECT id FROM lists WHERE name = 'c1'), 'under c1')") }
+        let itemOfC = try c.push()
+        try a.store.applyChangeSet(at: itemOfC)
+        let deletionsOfA = try a.push()
+        let identities = "SELECT rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status FROM rollingsync_identities ORDER BY 1, 2"
+        let kept = try a.pool.read { try Row.fetchAll($0, sql: identities) }
+        #expect(kept.contains { $0[3] as Int == RowIdentity.reserved && ($0[1] as Int64) < 0 }, "a holds a reserved identity")
+        #expect(kept.contains { $0[3] as Int == RowIdentity.deleted }, "a holds a deleted identity")
+        let clocks = """
+            SELECT c.table_id, c.row_key, c.column_name, c.clock, w.database_id
+            FROM rollingsync_cell_clocks AS c JOIN rollingsync_writers AS w ON w.number = c.writer ORDER BY 1, 2, 3
+            """
+        let store = n.file("store.sqlite")
+        try a.store.snapshot(to: store)
+        _ = try n.store.installWholeStore(at: store)
+        #expect(try n.pool.read { try Row.fetchAll($0, sql: identities) } == kept, "every identity at its id, in its state")
+        // n folds the store's applied clocks into its cell clocks as it installs them.
+        let storeClocks = try DatabaseQueue(path: store.path).write { db in
+            try LocalStoreSchema.compactAppliedClocks(in: db)
+            return try Row.fetchAll(db, sql: clocks)
+        }
+        #expect(!storeClocks.isEmpty)
+        #expect(try n.pool.read { try Row.fetchAll($0, sql: clocks) } == storeClocks, "every clock with its writer")
+        #expect(try Self.logicalRows(n) == Self.logicalRows(a))
+        // The list arrives: its item, holding the reserved id, follows it. n's own writes are its own.
+        try n.store.applyChangeSet(at: listOfC)
+        #expect(try n.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM items JOIN lists ON lists.id = items.list_id WHERE lists.name = 'c1'") } == 1)
+        try n.pool.write { db in
+            try db.execute(sql: "UPDATE lists SET name = 'a1 by n' WHERE name = 'a1'; INSERT INTO tags (name) VALUES ('of n')")
+        }
+        try a.store.applyChangeSet(at: listOfC)
+        try c.store.applyChangeSet(at: deletionsOfA)
+        try Self.exchange([a, c, n])
+        #expect(try a.pool.read { try String.fetchAll($0, sql: "SELECT name FROM lists ORDER BY name") } == ["a1 by n", "a3", "c1"])
+        try Self.check([a, c, n])
+    }
+
     @Test("a one-to-one table keyed by a reference to an integer key follows its parent, not its own number")
     func oneToOneTable() throws {
         let schema = """

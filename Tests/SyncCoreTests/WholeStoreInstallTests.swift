@@ -229,12 +229,19 @@ struct WholeStoreInstallTests {
         #expect(throws: (any Error).self) { try LocalStore.inspectSnapshot(at: garbage, configuration: Configuration()) }
         #expect(try local.items() == before)
     }
-    @Test("a store whose cell clocks name a writer it does not list is refused, and nothing changes")
-    func storeWithUnlistedWriter() throws {
+    @Test(
+        "a store whose cell clocks name a writer it does not list is refused, and nothing changes",
+        arguments: [false, true]
+    )
+    func storeWithUnlistedWriter(tableIDsDiffer: Bool) throws {
+        // With its tables numbered as in the store, the local database takes the store's cell
+        // clocks as they are; otherwise it maps them.
         let source = try TemporaryDatabase()
         try source.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('s', 'from the store')") }
         _ = try source.push()
-        let local = try TemporaryDatabase()
+        let local = tableIDsDiffer
+            ? try TemporaryDatabase(schema: TemporaryDatabase.itemsSchema + "CREATE TABLE other (id TEXT PRIMARY KEY NOT NULL);", tables: ["other", "items"])
+            : try TemporaryDatabase()
         try local.pool.write { db in try db.execute(sql: "INSERT INTO items (id, name) VALUES ('k', 'unpushed')") }
         let url = try snapshot(of: source, into: local)
         let damaged = try DatabaseQueue(path: url.path)

@@ -72,6 +72,19 @@ enum LocalStoreSchema {
         "(CAST((\(wall) - 2440587.5) * 86400000.0 + 0.5 AS INTEGER) << 16)"
     }
 
+    /// The distinct values, ascending, of `column` of `table` (qualified by its schema), a
+    /// RollingSync table whose primary key begins with that table id: one index lookup each,
+    /// rather than a scan of every record.
+    static func tableIDs(in table: String, column: String, db: Database) throws -> [Int64] {
+        var ids: [Int64] = []
+        while let next = try Int64.fetchOne(
+            db, sql: "SELECT min(\(column)) FROM \(table) WHERE \(column) > ?", arguments: [ids.last ?? .min]
+        ) {
+            ids.append(next)
+        }
+        return ids
+    }
+
     /// The number of the writer `databaseID` in `rollingsync_writers`, added if new.
     static func writerNumber(of databaseID: String, in db: Database) throws -> Int64 {
         try db.execute(sql: "INSERT OR IGNORE INTO rollingsync_writers (database_id) VALUES (?)", arguments: [databaseID])
