@@ -370,6 +370,72 @@ struct IntegerKeyTests {
         try Self.check([a, c, n])
     }
 
+    @Test("a new client maps a whole store whose row references a row that is not live there, so its next row does not take that row's id")
+    func newClientMapsReferenceToRowNotLive() throws {
+        let (c, x, y, n) = try (Self.makeClient(), Self.makeClient(), Self.makeClient(), Self.makeClient())
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('c1')") }
+        let list = try c.push()
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (1, 'under c1')") }
+        let item = try c.push()
+        // y has the item without its list; x has both, then re-bases on y's store: x keeps the
+        // list's identity, not live in the store, at its id, and its row goes until the list's set
+        // is applied again.
+        try y.store.applyChangeSet(at: item)
+        for set in [list, item] { try x.store.applyChangeSet(at: set) }
+        let ofY = x.file("of-y.sqlite")
+        try y.store.snapshot(to: ofY)
+        _ = try x.store.installWholeStore(at: ofY)
+        let ofX = n.file("of-x.sqlite")
+        try x.store.snapshot(to: ofX)
+        _ = try n.store.installWholeStore(at: ofX)
+        // n's app creates a list before c's list reaches it: its id must not be the one the item holds.
+        try n.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('n1')") }
+        try x.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('x1')") }
+        for client in [n, x, y] { try client.store.applyChangeSet(at: list) }
+        let parent = "SELECT lists.name FROM items JOIN lists ON lists.id = items.list_id WHERE items.title = 'under c1'"
+        for client in [c, x, y, n] {
+            #expect(try client.pool.read { try String.fetchOne($0, sql: parent) } == "c1")
+        }
+        try Self.exchange([c, x, y, n])
+        try Self.check([c, x, y, n])
+    }
+
+    @Test(
+        "a re-base holds a row the store references but lacks under a reserved id: the app's next row, given its id, does not take its references",
+        arguments: [false, true]
+    )
+    func rebaseHoldsReferencedRowTheStoreLacks(withAppTrigger: Bool) throws {
+        // tags has no AUTOINCREMENT: SQLite gives the next row the largest id plus one, the held
+        // row's. With an app trigger the references move row by row through the trigger guard,
+        // found by the keys of item_tags, which name the tag by its reserved identity (so on y,
+        // which applies the link before its tag, too).
+        let trigger = withAppTrigger
+            ? "CREATE TABLE audit (what TEXT); CREATE TRIGGER tags_audit AFTER INSERT ON tags BEGIN INSERT INTO audit VALUES (new.name); END;" : ""
+        let (c, x, y) = try (
+            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables),
+            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables),
+            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables)
+        )
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO tags (name) VALUES ('of c'); INSERT INTO lists (name) VALUES ('l')") }
+        let tag = try c.push()
+        try c.pool.write { db in try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (1, 'tagged'); INSERT INTO item_tags VALUES (1, 1)") }
+        let item = try c.push()
+        // y has the link without its tag; x has both, then re-bases on y's store.
+        try y.store.applyChangeSet(at: item)
+        for set in [tag, item] { try x.store.applyChangeSet(at: set) }
+        let ofY = x.file("of-y.sqlite")
+        try y.store.snapshot(to: ofY)
+        _ = try x.store.installWholeStore(at: ofY)
+        try x.pool.write { db in try db.execute(sql: "INSERT INTO tags (name) VALUES ('of x')") }
+        for client in [x, y] { try client.store.applyChangeSet(at: tag) }
+        let linked = "SELECT tags.name FROM item_tags JOIN tags ON tags.id = item_tags.tag_id"
+        for client in [c, x, y] {
+            #expect(try client.pool.read { try String.fetchAll($0, sql: linked) } == ["of c"])
+        }
+        try Self.exchange([c, x, y])
+        try Self.check([c, x, y])
+    }
+
     @Test("a one-to-one table keyed by a reference to an integer key follows its parent, not its own number")
     func oneToOneTable() throws {
         let schema = """

@@ -372,41 +372,21 @@ struct ChangeSetApplier {
         guard case .string(let global) = key.storage else {
             throw ChangeSetFormatError(.malformed("a row of \(table.name) is not named by a global identity"))
         }
-        var moves: [(Int64, Int64)] = []
         let statements = try claimStatements[table.id] ?? RowIdentity.ClaimStatements(table: table, db: db)
         let claim: RowIdentity.Claim
         do {
-            claim = try RowIdentity.claim(global, in: table, using: statements, db: db) { from, to in moves.append((from, to)) }
+            // The references move while the reserved identity still names the row: a guarded
+            // write finds a child row by its key, which names the row by that identity.
+            claim = try RowIdentity.claim(global, in: table, using: statements, db: db) { [references, triggerGuard] from, to in
+                try references.moveReferences(to: table, from: from, to: to, guardedBy: triggerGuard)
+            }
             claimStatements[table.id] = statements
         } catch {
             // A failed statement repeats its error when reset for the next use: prepare anew.
             claimStatements[table.id] = nil
             throw error
         }
-        for (from, to) in moves { try moveReferences(to: table, from: from, to: to) }
         return claim.exists ? nil : [claim.localID.databaseValue]
-    }
-
-    /// Rewrites the references to the local id `from` of `table` (a reserved identity whose row
-    /// has arrived) to `to`, the row's id here, in every table that references it. The global
-    /// values do not change, so nothing is captured.
-    private mutating func moveReferences(to table: SyncedTable, from: Int64, to: Int64) throws {
-        for key in references.keys(referencing: table) {
-            let column = key.childColumns[0].sqlIdentifier
-            let child = key.childTable.sqlIdentifier
-            guard let triggerGuard, let childTable = tables.values.first(where: { $0.name.lowercased() == key.childTable.lowercased() }) else {
-                try db.execute(sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(column) = ?", arguments: [to, from])
-                continue
-            }
-            // One row at a time, each let through the guard.
-            for rowKey in try DatabaseValue.fetchAll(db, sql: "SELECT \(childTable.key.value()) FROM main.\(child) WHERE \(column) = ?", arguments: [from]) {
-                try triggerGuard.permit(childTable, key: rowKey)
-                try db.execute(
-                    sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(childTable.key.matches())",
-                    arguments: StatementArguments(values: [to.databaseValue] + (try childTable.key.components(of: rowKey)))
-                )
-            }
-        }
     }
 
     /// Writes the winning columns of an update (or of an insert for an existing row).

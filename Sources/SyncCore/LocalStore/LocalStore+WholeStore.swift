@@ -47,8 +47,10 @@ extension LocalStore {
     ///    original clock (see ``WholeStoreMerge``): pending deletions stay pending, a newer write
     ///    in the store beats an older local edit, conflicts go to `resolver`, rows the store
     ///    deleted stay deleted, rows the store lacks are re-created;
-    /// 4. references left dangling to deleted rows are settled by the reference rule
-    ///    (``ReferenceSettlement``), its effects captured as local writes;
+    /// 4. rows the store lacks but a row here still references (see
+    ///    ``RowIdentity/holdReferencedRowsNotHere(of:referencedBy:in:moveReferences:)``) are held
+    ///    under reserved ids; references left dangling to deleted rows are settled by the
+    ///    reference rule (``ReferenceSettlement``), its effects captured as local writes;
     /// 5. `inSameTransaction` runs (callers clear their own bookkeeping there).
     ///
     /// Tables that are not registered for sync are left alone. Validate the file first with
@@ -86,9 +88,15 @@ extension LocalStore {
                     // identities, unchanged: nothing was written back into it.
                     for table in tables where identitiesTakenAsIs[table.id] == nil { try RowIdentity.reconcile(table, in: db) }
                     try db.execute(sql: "DROP TABLE IF EXISTS temp.rollingsync_store_ids")
+                    var settlement = try ReferenceSettlement(db: db, syncedTables: tables)
+                    for table in tables where identitiesTakenAsIs[table.id] == nil {
+                        let references = settlement.keys(referencing: table).map { (table: $0.childTable, column: $0.childColumns[0]) }
+                        try RowIdentity.holdReferencedRowsNotHere(of: table, referencedBy: references, in: db) { from, to in
+                            try settlement.moveReferences(to: table, from: from, to: to, guardedBy: triggerGuard)
+                        }
+                    }
                     var result = merge.installation
                     result.appliedSetCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM rollingsync_applied_sets") ?? 0
-                    var settlement = try ReferenceSettlement(db: db, syncedTables: tables)
                     try settlement.settle(.everything)
                     result.warnings += settlement.warnings
                     return result
@@ -221,8 +229,8 @@ extension LocalStore {
     /// Whether the store's copy of `table` can be copied into the local table page by page, its
     /// indexes as they are (SQLite's transfer optimization, which applies when the two schemas
     /// match and falls back to inserting row by row otherwise):
-    /// - both have the same columns, by name, declared type, `NOT NULL`, key position, in the same
-    ///   order, none hidden or generated, so `INSERT INTO t SELECT * FROM store.t` writes each
+    /// - both have the same columns (``LocalStoreSchema/hasSameColumns(_:in:as:db:)``), none
+    ///   hidden or generated, so `INSERT INTO t SELECT * FROM store.t` writes each
     ///   store column into the local column of its name, and no store row has a NULL key;
     /// - the table has a declared key: `SELECT *` leaves out the rowid, which names the rows of a
     ///   table without one (the index that keeps its rowids, partial, rules it out too);
@@ -231,15 +239,9 @@ extension LocalStore {
     ///   written row by row and this device computes them. (SQLite inserts the entries of an index
     ///   with another collation than `BINARY` in this device's order, not the store's.)
     private static func canCopyPageByPage(_ table: SyncedTable, in db: Database) throws -> Bool {
-        func columns(in schema: String) throws -> [Row] {
-            try Row.fetchAll(
-                db, sql: "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid",
-                arguments: [table.name, schema]
-            )
-        }
-        let local = try columns(in: "main")
-        let store = try columns(in: "rollingsync_snapshot")
-        guard !table.keyIsRowid, local.allSatisfy({ $0["hidden"] as Int == 0 }), local == store else { return false }
+        guard !table.keyIsRowid, try LocalStoreSchema.hasSameColumns(table.name, in: "main", as: "rollingsync_snapshot", db: db),
+              try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM pragma_table_xinfo(?, 'main') WHERE hidden <> 0)", arguments: [table.name]) == true
+        else { return false }
         let computedIndexes = try Int.fetchOne(
             db,
             sql: """
@@ -342,13 +344,16 @@ extension LocalStore {
 
     /// Whether the store's cell clocks can be copied as they are (see
     /// ``replaceSyncBookkeeping(in:)``): the store numbers its writers, this database has no cell
-    /// clock left (no number of its own writers is in use), and every table the store's clocks
-    /// name has the same id here.
+    /// clock left (no number of its own writers is in use), the two tables have the same columns
+    /// here and in the store, and every table the store's clocks name has the same id here.
     /// - Throws: ``WholeStoreFileError`` when a store clock names a writer the store does not
     ///   list, as ``insertMappedCellClocks(mapping:writerMapping:in:)`` does.
     private static func cellClocksCanBeTakenAsIs(in db: Database) throws -> Bool {
         guard try db.tableExists("rollingsync_writers", in: "rollingsync_snapshot"),
-              try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM main.rollingsync_cell_clocks)") == true
+              try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM main.rollingsync_cell_clocks)") == true,
+              try ["rollingsync_writers", "rollingsync_cell_clocks"].allSatisfy({
+                  try LocalStoreSchema.hasSameColumns($0, in: "main", as: "rollingsync_snapshot", db: db)
+              })
         else { return false }
         for id in try LocalStoreSchema.tableIDs(in: "rollingsync_snapshot.rollingsync_cell_clocks", column: "table_id", db: db) {
             let localID = try Int64.fetchOne(db, sql: """

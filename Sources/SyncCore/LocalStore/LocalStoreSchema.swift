@@ -85,6 +85,16 @@ enum LocalStoreSchema {
         return ids
     }
 
+    /// Whether `table` has the same columns in the schemas `schema` and `other` (attached
+    /// databases): by name, declared type, `NOT NULL`, key position and hidden or generated kind,
+    /// in the same order. Then `INSERT INTO schema.table SELECT * FROM other.table` writes each
+    /// column into the one of its name, and SQLite may copy it page by page (its transfer
+    /// optimization checks the rest).
+    static func hasSameColumns(_ table: String, in schema: String, as other: String, db: Database) throws -> Bool {
+        let columns = "SELECT name, type, \"notnull\", pk, hidden FROM pragma_table_xinfo(?, ?) ORDER BY cid"
+        return try Row.fetchAll(db, sql: columns, arguments: [table, schema]) == Row.fetchAll(db, sql: columns, arguments: [table, other])
+    }
+
     /// The number of the writer `databaseID` in `rollingsync_writers`, added if new.
     static func writerNumber(of databaseID: String, in db: Database) throws -> Int64 {
         try db.execute(sql: "INSERT OR IGNORE INTO rollingsync_writers (database_id) VALUES (?)", arguments: [databaseID])

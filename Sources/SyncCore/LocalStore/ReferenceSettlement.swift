@@ -76,6 +76,29 @@ struct ReferenceSettlement {
         }
     }
 
+    /// Rewrites the references to the local id `from` of `table` to `to` in every table that
+    /// references it, before the identity at `from` moves to `to` (see ``RowIdentity``), so that
+    /// they keep naming its row: a reserved identity whose row has arrived, or a row that is not
+    /// here held under a reserved id. The global values do not change, so nothing is captured.
+    /// With a trigger guard, one row at a time, each let through it, so the app's triggers run.
+    func moveReferences(to table: SyncedTable, from: Int64, to: Int64, guardedBy triggerGuard: AppTriggerGuard?) throws {
+        for key in keys(referencing: table) {
+            let column = key.childColumns[0].sqlIdentifier
+            let child = key.childTable.sqlIdentifier
+            guard let triggerGuard, let childTable = synced[key.childTable.lowercased()] else {
+                try db.execute(sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(column) = ?", arguments: [to, from])
+                continue
+            }
+            for rowKey in try DatabaseValue.fetchAll(db, sql: "SELECT \(childTable.key.value()) FROM main.\(child) WHERE \(column) = ?", arguments: [from]) {
+                try triggerGuard.permit(childTable, key: rowKey)
+                try db.execute(
+                    sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(childTable.key.matches())",
+                    arguments: StatementArguments(values: [to.databaseValue] + (try childTable.key.components(of: rowKey)))
+                )
+            }
+        }
+    }
+
     /// Whether rows of `table` can be referenced (the applier records deleted keys only for such tables).
     func isReferenced(_ table: String) -> Bool {
         keys.contains { $0.parentTable.lowercased() == table.lowercased() }

@@ -26,7 +26,9 @@ import GRDB
 ///
 /// - **A row a re-base took out** because the whole store does not have it yet (this client pushed
 ///   it after the store was written) is marked absent: its id is taken by no other row, and the
-///   row returns to it when its set is applied again.
+///   row returns to it when its set is applied again. Where a row still references it (or any row
+///   the store lacks), it is held under a reserved id instead, as a row not arrived yet is (see
+///   ``holdReferencedRowsNotHere(of:referencedBy:in:moveReferences:)``).
 ///
 /// A row's local id is its key's value (its rowid in a table without a key). States: `0` live,
 /// `1` deleted, `2` reserved, `3` absent. A row that comes back (re-created after its deletion, or
@@ -152,10 +154,11 @@ enum RowIdentity {
     /// new client's) is not mapped: it takes the store's identities as they are (see
     /// ``adoptStoreIdentities(of:takenAsIs:store:in:)``), each at its local id and in its state in
     /// the store, so its rows hold exactly the ids and references they hold in the store, whose
-    /// identities are consistent with them there, and nothing is written back into it. (Mapped,
-    /// the same rows keep their ids, but the store's deleted and reserved identities move to
-    /// reserved negative ids.) Mapping and then recording 1M identities took 1.6 s of a new
-    /// client's 3.9 s pull-store.
+    /// identities are consistent with them there, and nothing is written back into it. Mapping
+    /// and then recording 1M identities took 1.6 s of a new client's 3.9 s pull-store. Mapped,
+    /// the same rows keep their ids, but the store's identities that are not live move to
+    /// reserved negative ids, which SQLite never hands out; so a table is mapped still when a
+    /// store row references one of them at a positive id (``storeReferencesIdentityNotLive(of:storeTable:among:store:in:)``).
     ///
     /// - Returns: the tables taken as they are: the id of each here, and of the same table in the
     ///   store.
@@ -176,7 +179,8 @@ enum RowIdentity {
                 SELECT NOT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier))
                    AND NOT EXISTS (SELECT 1 FROM main.rollingsync_identities WHERE rollingsync_table = ?1)
                    AND NOT EXISTS (SELECT 1 FROM main.rollingsync_changes WHERE table_id = ?1)
-                """, arguments: [table.id]) == true
+                """, arguments: [table.id]) == true,
+                try !storeReferencesIdentityNotLive(of: table, storeTable: storeTable, among: tables, store: store, in: db)
             {
                 takenAsIs[table.id] = storeTable
                 continue
@@ -222,6 +226,32 @@ enum RowIdentity {
         return takenAsIs
     }
 
+    /// Whether a row of `store` references, in a column of one of `tables` that holds ids of
+    /// `table` (`storeTable` in the store), an identity that is not live there at a positive id:
+    /// a row not arrived yet, deleted without a tombstone reaching the reference (a re-base marks
+    /// deleted the identities the store does not hold live), or absent. Taken as it is, such an
+    /// identity would keep its id, which this database's next row or another client's row could
+    /// then take, and the reference would follow that row instead.
+    private static func storeReferencesIdentityNotLive(
+        of table: SyncedTable, storeTable: Int64, among tables: [SyncedTable], store: String, in db: Database
+    ) throws -> Bool {
+        for referencing in tables {
+            let storeColumns = Set(try String.fetchAll(
+                db, sql: "SELECT name FROM pragma_table_info(?, ?)", arguments: [referencing.name, store]
+            ))
+            for (column, target) in referencing.localReferences where target == table.id && storeColumns.contains(column) {
+                if try Bool.fetchOne(db, sql: """
+                    SELECT EXISTS (SELECT 1 FROM \(store).\(referencing.name.sqlIdentifier) WHERE \(column.sqlIdentifier) IN (
+                        SELECT rollingsync_local FROM \(store).rollingsync_identities
+                        WHERE rollingsync_table = ? AND rollingsync_status <> \(live) AND rollingsync_local > 0))
+                    """, arguments: [storeTable]) == true {
+                    return true
+                }
+            }
+        }
+        return false
+    }
+
     /// The SQL expression, on a store row aliased `s`, of the local value of `column` of `table`
     /// as ``mapStoreRows(of:store:in:)`` decided it: a local key's local id, a reference's
     /// referenced row's local id (as it is when the store's row names no row); the column itself
@@ -263,14 +293,15 @@ enum RowIdentity {
     ///
     /// A table `takenAsIs` (the store's id of each table, see ``mapStoreRows(of:store:in:)``)
     /// takes all its store identities, in their states in the store. When every identity of the
-    /// store is so taken by one of `tables`, under the same table id, they are copied in one
-    /// statement, page by page where this database has no identity at all (SQLite's transfer
-    /// optimization, which checks that and falls back to inserting row by row): 1M identities
-    /// inserted row by row took 1.2 s.
+    /// store is so taken by one of `tables`, under the same table id, and the table has the same
+    /// columns in both, they are copied in one statement, page by page where this database has no
+    /// identity at all (SQLite's transfer optimization, which checks that and falls back to
+    /// inserting row by row): 1M identities inserted row by row took 1.2 s.
     static func adoptStoreIdentities(of tables: [SyncedTable], takenAsIs: [Int64: Int64], store: String, in db: Database) throws {
         let ids = Set(tables.map(\.id))
         let asIs = takenAsIs.filter { ids.contains($0.key) }
         let copiedWhole = try !asIs.isEmpty
+            && LocalStoreSchema.hasSameColumns("rollingsync_identities", in: "main", as: store, db: db)
             && LocalStoreSchema.tableIDs(in: "\(store).rollingsync_identities", column: "rollingsync_table", db: db).allSatisfy { asIs[$0] == $0 }
         if copiedWhole {
             try db.execute(sql: "INSERT INTO main.rollingsync_identities SELECT * FROM \(store).rollingsync_identities")
@@ -336,14 +367,52 @@ enum RowIdentity {
             return local
         }
         guard reserving else { return value }
+        let placeholder = try nextReservedID(in: table, db: db)
+        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, ?)")
+            .execute(arguments: [table.id, placeholder, global, reserved])
+        return placeholder.databaseValue
+    }
+
+    /// The next negative id to reserve in `table`: one below the lowest id in the table or its
+    /// identities, and below 0.
+    private static func nextReservedID(in table: SyncedTable, db: Database) throws -> Int64 {
         let lowest = min(try lowest(in: table, db: db), 0)
         guard lowest > Int64.min else {
             throw DatabaseError(resultCode: .SQLITE_FULL, message: "\(table.name) has no free negative id left to reserve")
         }
-        let placeholder = lowest - 1
-        try db.cachedStatement(sql: "INSERT INTO rollingsync_identities (rollingsync_table, rollingsync_local, rollingsync_global, rollingsync_status) VALUES (?, ?, ?, ?)")
-            .execute(arguments: [table.id, placeholder, global, reserved])
-        return placeholder.databaseValue
+        return lowest - 1
+    }
+
+    /// After a re-base, holds under reserved negative ids the identities of `table` that name no
+    /// row here at a positive id and that a row still references through one of `references`
+    /// (child table, column): rows the store lacks or holds only for references (not arrived
+    /// where it was written, or this client's own, pushed after it was written), which the re-base
+    /// left at their ids here, marked deleted or absent. SQLite may hand such an id to the app's
+    /// next row, and another client's row may claim a deleted one; the references would then
+    /// name that row. Held as a reference to a row not arrived yet is (see the type's rules),
+    /// the row takes an id again when its set is applied, and the references follow it.
+    /// `moveReferences(from, to)` rewrites the references before each identity moves.
+    static func holdReferencedRowsNotHere(
+        of table: SyncedTable, referencedBy references: [(table: String, column: String)], in db: Database,
+        moveReferences: (Int64, Int64) throws -> Void
+    ) throws {
+        guard table.keyIsLocal else { return }
+        var held: Set<Int64> = []
+        for (child, column) in references {
+            held.formUnion(try Int64.fetchAll(db, sql: """
+                SELECT DISTINCT \(column.sqlIdentifier) FROM main.\(child.sqlIdentifier)
+                WHERE \(column.sqlIdentifier) > 0 AND \(column.sqlIdentifier) IN (
+                    SELECT rollingsync_local FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_status <> \(live))
+                """, arguments: [table.id]))
+        }
+        for id in held.sorted() {
+            let placeholder = try nextReservedID(in: table, db: db)
+            try moveReferences(id, placeholder)
+            try db.execute(
+                sql: "UPDATE rollingsync_identities SET rollingsync_local = ?, rollingsync_status = \(reserved) WHERE rollingsync_table = ? AND rollingsync_local = ?",
+                arguments: [placeholder, table.id, id]
+            )
+        }
     }
 
     /// Where a row arriving from another client lands.
