@@ -47,7 +47,7 @@ extension LocalStore {
     ///    original clock (see ``WholeStoreMerge``): pending deletions stay pending, a newer write
     ///    in the store beats an older local edit, conflicts go to `resolver`, rows the store
     ///    deleted stay deleted, rows the store lacks are re-created;
-    /// 4. rows the store lacks but a row here still references (see
+    /// 4. rows the store holds for references only but a row here still references (see
     ///    ``RowIdentity/holdReferencedRowsNotHere(of:referencedBy:in:moveReferences:)``) are held
     ///    under reserved ids; references left dangling to deleted rows are settled by the
     ///    reference rule (``ReferenceSettlement``), its effects captured as local writes;

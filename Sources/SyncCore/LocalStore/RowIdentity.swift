@@ -25,10 +25,10 @@ import GRDB
 ///   it.
 ///
 /// - **A row a re-base took out** because the whole store does not have it yet (this client pushed
-///   it after the store was written) is marked absent: its id is taken by no other row, and the
-///   row returns to it when its set is applied again. Where a row still references it (or any row
-///   the store lacks), it is held under a reserved id instead, as a row not arrived yet is (see
-///   ``holdReferencedRowsNotHere(of:referencedBy:in:moveReferences:)``).
+///   it after the store was written) is marked absent: no other client's row takes its id, and
+///   the row returns to it when its set is applied again. A row the store holds for references
+///   only (not arrived where it was written) that a row here references is held under a reserved
+///   id, as a row not arrived yet is (see ``holdReferencedRowsNotHere(of:referencedBy:in:moveReferences:)``).
 ///
 /// A row's local id is its key's value (its rowid in a table without a key). States: `0` live,
 /// `1` deleted, `2` reserved, `3` absent. A row that comes back (re-created after its deletion, or
@@ -237,9 +237,9 @@ enum RowIdentity {
     ) throws -> Bool {
         for referencing in tables {
             let storeColumns = Set(try String.fetchAll(
-                db, sql: "SELECT name FROM pragma_table_info(?, ?)", arguments: [referencing.name, store]
+                db, sql: "SELECT lower(name) FROM pragma_table_info(?, ?)", arguments: [referencing.name, store]
             ))
-            for (column, target) in referencing.localReferences where target == table.id && storeColumns.contains(column) {
+            for (column, target) in referencing.localReferences where target == table.id && storeColumns.contains(column.lowercased()) {
                 if try Bool.fetchOne(db, sql: """
                     SELECT EXISTS (SELECT 1 FROM \(store).\(referencing.name.sqlIdentifier) WHERE \(column.sqlIdentifier) IN (
                         SELECT rollingsync_local FROM \(store).rollingsync_identities
@@ -383,15 +383,19 @@ enum RowIdentity {
         return lowest - 1
     }
 
-    /// After a re-base, holds under reserved negative ids the identities of `table` that name no
-    /// row here at a positive id and that a row still references through one of `references`
-    /// (child table, column): rows the store lacks or holds only for references (not arrived
-    /// where it was written, or this client's own, pushed after it was written), which the re-base
-    /// left at their ids here, marked deleted or absent. SQLite may hand such an id to the app's
-    /// next row, and another client's row may claim a deleted one; the references would then
-    /// name that row. Held as a reference to a row not arrived yet is (see the type's rules),
-    /// the row takes an id again when its set is applied, and the references follow it.
+    /// After a re-base, holds under reserved negative ids the identities of `table` that the
+    /// re-base marked deleted though nobody deleted their rows (no tombstone: the store holds them
+    /// for references only, their rows not arrived where it was written) and that a row still
+    /// references through one of `references` (child table, column). SQLite may hand such an id
+    /// to the app's next row, and another client's row may claim it; the references would then
+    /// name that row. Held as a reference to a row not arrived yet is (see the type's rules), the
+    /// row takes an id again when its set is applied, and the references follow it.
     /// `moveReferences(from, to)` rewrites the references before each identity moves.
+    ///
+    /// A deleted row's references are settled by the reference rule instead, and an absent row
+    /// (this client's own) keeps its id, which the app was given: its set is applied again at the
+    /// next sync. Until then the app's next row may still take that id where it is the table's
+    /// largest (Docs/Conflicts.md).
     static func holdReferencedRowsNotHere(
         of table: SyncedTable, referencedBy references: [(table: String, column: String)], in db: Database,
         moveReferences: (Int64, Int64) throws -> Void
@@ -402,7 +406,8 @@ enum RowIdentity {
             held.formUnion(try Int64.fetchAll(db, sql: """
                 SELECT DISTINCT \(column.sqlIdentifier) FROM main.\(child.sqlIdentifier)
                 WHERE \(column.sqlIdentifier) > 0 AND \(column.sqlIdentifier) IN (
-                    SELECT rollingsync_local FROM rollingsync_identities WHERE rollingsync_table = ? AND rollingsync_status <> \(live))
+                    SELECT rollingsync_local FROM rollingsync_identities AS i WHERE rollingsync_table = ?1 AND rollingsync_status = \(deleted)
+                        AND NOT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ?1 AND row_key = i.rollingsync_global))
                 """, arguments: [table.id]))
         }
         for id in held.sorted() {
