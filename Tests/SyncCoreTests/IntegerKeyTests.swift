@@ -377,9 +377,8 @@ struct IntegerKeyTests {
         let list = try c.push()
         try c.pool.write { db in try db.execute(sql: "INSERT INTO items (list_id, title) VALUES (1, 'under c1')") }
         let item = try c.push()
-        // y has the item without its list; x has both, then re-bases on y's store: x keeps the
-        // list's identity, not live in the store, at its id, and its row goes until the list's set
-        // is applied again.
+        // y has the item without its list; x has both, then re-bases on y's store: the list's row
+        // goes until its set is applied again, and x holds its identity under a reserved id.
         try y.store.applyChangeSet(at: item)
         for set in [list, item] { try x.store.applyChangeSet(at: set) }
         let ofY = x.file("of-y.sqlite")
@@ -387,6 +386,17 @@ struct IntegerKeyTests {
         _ = try x.store.installWholeStore(at: ofY)
         let ofX = n.file("of-x.sqlite")
         try x.store.snapshot(to: ofX)
+        // As a release before 2026-11-28 wrote it: the list's identity deleted at its id, the item
+        // referencing that id.
+        var unchecked = Configuration()
+        unchecked.foreignKeysEnabled = false
+        try DatabaseQueue(path: ofX.path, configuration: unchecked).write { db in
+            try db.execute(sql: """
+                UPDATE items SET list_id = 1 WHERE list_id < 0;
+                UPDATE rollingsync_identities SET rollingsync_local = 1, rollingsync_status = \(RowIdentity.deleted) WHERE rollingsync_local < 0;
+                """)
+            #expect(db.changesCount == 1)
+        }
         _ = try n.store.installWholeStore(at: ofX)
         // n's app creates a list before c's list reaches it: its id must not be the one the item holds.
         try n.pool.write { db in try db.execute(sql: "INSERT INTO lists (name) VALUES ('n1')") }
