@@ -26,7 +26,8 @@ if grep -E "^$PWD/(Sources|Tests|Benchmarks)/[^:]+:[0-9]+:[0-9]+: warning:" .tes
 fi
 # The DocC catalogs build without a warning (a link to a symbol that is not public fails).
 Scripts/docs.sh .build/docs
-# The guide's package wiring and first example build in a package of their own, as an app's would.
+# The guide's package wiring resolves in a package of its own, and its first example type-checks
+# against the built modules, as an app's would.
 Scripts/guide-package.sh
 
 # With arguments (`--filter X`), those tests, unsanitized.
