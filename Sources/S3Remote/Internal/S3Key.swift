@@ -49,7 +49,7 @@ struct S3Key: Sendable {
             case UInt8(ascii: "/") where keepingSlashes:
                 result.append("/")
             default:
-                result += String(format: "%%%02X", byte)
+                result += "%" + Hex.uppercase(CollectionOfOne(byte))
             }
         }
         return result

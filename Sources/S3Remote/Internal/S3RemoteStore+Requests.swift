@@ -132,12 +132,9 @@ extension S3RemoteStore {
         return Int64(info.st_size)
     }
 
-    /// Parses S3's `2026-11-24T13:34:35.000Z`.
+    /// Parses S3's `2026-11-24T13:34:35.000Z` (fractional seconds and a UTC offset optional); nil
+    /// for anything else.
     static func parseISO8601(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+        try? Date.ISO8601FormatStyle().parse(text)
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RemoteProtocol
 
 /// AWS Signature Version 4 of S3 requests, in the `Authorization` header.
 ///
@@ -51,12 +52,12 @@ struct S3Signer: Sendable, CustomStringConvertible {
             method, path, query, signedHeaders.map { "\($0.0):\($0.1)\n" }.joined(), names, payloadHash,
         ].joined(separator: "\n")
         let scope = "\(day)/\(region)/s3/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", timestamp, scope, Self.hex(SHA256.hash(data: Data(canonicalRequest.utf8)))].joined(separator: "\n")
+        let stringToSign = ["AWS4-HMAC-SHA256", timestamp, scope, Hex.lowercase(SHA256.hash(data: Data(canonicalRequest.utf8)))].joined(separator: "\n")
         var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
         for part in [day, region, "s3", "aws4_request"] {
             key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
         }
-        let signature = Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+        let signature = Hex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
         return headers + [
             "Host: \(host)", "x-amz-date: \(timestamp)",
             "Authorization: AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), SignedHeaders=\(names), Signature=\(signature)",
@@ -83,15 +84,10 @@ struct S3Signer: Sendable, CustomStringConvertible {
 
     /// `date` as SigV4 writes it, `yyyyMMdd'T'HHmmss'Z'` in UTC.
     static func timestamp(_ date: Date) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return String(
-            format: "%04d%02d%02dT%02d%02d%02dZ", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0
-        )
+        timestampStyle.format(date)
     }
 
-    private static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
-    }
+    private static let timestampStyle = Date.ISO8601FormatStyle(
+        dateSeparator: .omitted, dateTimeSeparator: .standard, timeSeparator: .omitted, timeZone: .gmt
+    )
 }

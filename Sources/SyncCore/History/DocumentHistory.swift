@@ -151,7 +151,7 @@ extension HistoryEntry {
     static func describe(key: DatabaseValue) -> String {
         switch key.storage {
         case .string(let text): text
-        case .blob(let data): "x'" + data.map { String(format: "%02x", $0) }.joined() + "'"
+        case .blob(let data): "x'" + Hex.lowercase(data) + "'"
         case .int64(let value): "\(value)"
         case .double(let value): "\(value)"
         case .null: "NULL"
