@@ -39,7 +39,8 @@ public struct RetryPolicy: Sendable {
     }
 
     /// Runs `operation`, retrying it while it throws a retryable ``RemoteStoreError`` and attempts
-    /// remain. `beforeRetry` runs before each retry (a backend reconnects there).
+    /// remain. `beforeRetry` runs before each retry (a backend reconnects there). The requests of
+    /// every attempt after the first count as retried in ``RemoteProtocol/RemoteRequestCounter``.
     ///
     /// - Throws: the last error, `CancellationError` if the task is cancelled while waiting.
     public func run<Result>(
@@ -64,7 +65,7 @@ public struct RetryPolicy: Sendable {
         var attempt = 1
         while true {
             do {
-                return try await operation()
+                return try await attempt == 1 ? operation() : RemoteRequestCounter.countingAsRetry(operation)
             } catch let error as RemoteStoreError where shouldRetry(error) && attempt < maximumAttempts {
                 attempt += 1
                 logger.debug("retrying", metadata: [

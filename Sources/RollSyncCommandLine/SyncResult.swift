@@ -41,6 +41,9 @@ struct SyncResult: CommandResult, Codable {
     /// Change sets held back until this database's schema is migrated (exit code 5).
     var upgradeRequired: [UpgradeLine]?
     var requests: Int
+    /// The requests among ``requests`` that retried a call after a transient failure (optional:
+    /// the last sync recorded by an older version has none).
+    var retriedRequests: Int?
     var bytesUploaded: Int64
     var bytesDownloaded: Int64
     var seconds: Double
@@ -71,6 +74,7 @@ struct SyncResult: CommandResult, Codable {
             return UpgradeLine(table: table, column: column, client: client.rawValue, changeSet: fileName)
         }
         requests = report.requests
+        retriedRequests = report.retriedRequests
         bytesUploaded = report.bytesUploaded
         bytesDownloaded = report.bytesDownloaded
         seconds = report.finishedAt.timeIntervalSince(report.startedAt)
@@ -82,10 +86,12 @@ struct SyncResult: CommandResult, Codable {
     }
 
     /// What the sync did, in one line without the database: `applied … changes from … change sets,
-    /// pushed … changes; … requests, … up, … down, … s`.
+    /// pushed … changes; … requests, … up, … down, … s`, the requests followed by `(… retried)`
+    /// when some were retries.
     var summary: String {
-        "applied \(appliedChanges) changes from \(appliedSets) change sets, pushed \(pushedChanges) changes; "
-            + "\(requests) requests, \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
+        let retried = (retriedRequests ?? 0) > 0 ? " (\(retriedRequests ?? 0) retried)" : ""
+        return "applied \(appliedChanges) changes from \(appliedSets) change sets, pushed \(pushedChanges) changes; "
+            + "\(requests) requests\(retried), \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
             + String(format: "%.2f s", seconds)
     }
 

@@ -22,6 +22,25 @@ struct RetryPolicyTests {
         #expect(reconnects.withLock { $0 } == 2)
     }
 
+    @Test("the requests of every attempt after the first count as retried, nested calls included")
+    func retriedRequestsAreCounted() async throws {
+        let calls = Mutex(0)
+        let (outcome, requests, retried) = await RemoteRequestCounter.measure {
+            try await fastPolicy.run {
+                RemoteRequestCounter.record(2)
+                // A call made inside an attempt (one request here) counts as its attempt does.
+                try await RetryPolicy.never.run { RemoteRequestCounter.record() }
+                let call = calls.withLock { $0 += 1; return $0 }
+                if call < 3 { throw RemoteStoreError(.unavailable) }
+            }
+        }
+        try outcome.get()
+        #expect(requests == 9)
+        #expect(retried == 6, "the second and third attempts")
+        let (_, quiet, none) = await RemoteRequestCounter.measure { try await fastPolicy.run { RemoteRequestCounter.record() } }
+        #expect(quiet == 1 && none == 0)
+    }
+
     @Test func permanentErrorsAreNotRetried() async {
         let calls = Mutex(0)
         await #expect(throws: RemoteStoreError.self) {

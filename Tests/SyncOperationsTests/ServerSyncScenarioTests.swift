@@ -148,7 +148,8 @@ struct ServerSyncScenarioTests {
             let idle = try await ben.sync()
             #expect(idle.storeCalls == 1 && idle.writeCalls == 0, "one listing of RecentSyncs/")
             if remote.store is WebDAVRemoteStore || remote.store is S3RemoteStore {
-                #expect(idle.requests == 1, "one PROPFIND or ListObjectsV2")
+                // A retry after a transient failure (a loaded server) adds requests, reported as such.
+                #expect(idle.requests - idle.retriedRequests == 1, "one PROPFIND or ListObjectsV2")
             }
         }
     }

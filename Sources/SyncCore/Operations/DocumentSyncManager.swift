@@ -330,6 +330,7 @@ public actor DocumentSyncManager {
                 report.finishedAt = Date()
                 let counts = counter.counts
                 report.requests = counts.requests
+                report.retriedRequests = counts.retriedRequests
                 report.storeCalls = counts.storeCalls
                 report.writeCalls = counts.writeCalls
                 report.bytesUploaded = counts.bytesUploaded

@@ -24,6 +24,10 @@ public struct SyncReport: Sendable {
     /// registration included (the application registration happens once per
     /// ``ApplicationSyncManager`` and is not counted).
     public var requests = 0
+    /// The requests among ``requests`` that retried a call after a transient failure (a dropped
+    /// connection, a timeout, a server's 5xx), as the backend reports them: 0 on a healthy link,
+    /// and always 0 for a backend that does not report retries.
+    public var retriedRequests = 0
     /// Calls of the remote store's primitives this sync made (a WebDAV download is one call and
     /// two requests), counted like ``requests``.
     public var storeCalls = 0

@@ -20,6 +20,9 @@ package final class CountingRemoteStore: RemoteStore {
         /// Protocol requests made, failed ones included (one per call for a backend that does not
         /// report them).
         package var requests = 0
+        /// The requests among ``requests`` that retried a call after a transient failure, as the
+        /// backend reports them (0 for a backend that does not).
+        package var retriedRequests = 0
         /// Calls of the store's primitives, failed ones included.
         package var storeCalls = 0
         /// The calls among ``storeCalls`` that change the remote: uploads, copies, deletions and
@@ -119,15 +122,16 @@ package final class CountingRemoteStore: RemoteStore {
         _ primitive: String, _ path: RemotePath, bytes: Int64? = nil, writes: Bool = false, _ body: () async throws -> Result
     ) async throws -> Result {
         let start = ContinuousClock.now
-        let (outcome, reported) = await RemoteRequestCounter.measure(body)
+        let (outcome, reported, retried) = await RemoteRequestCounter.measure(body)
         let requests = reported ?? 1
         state.withLock {
             $0.storeCalls += 1
             $0.requests += requests
+            $0.retriedRequests += retried
             if writes { $0.writeCalls += 1 }
         }
         var metadata: Logger.Metadata = [
-            "primitive": "\(primitive)", "path": "\(path)", "requests": "\(requests)",
+            "primitive": "\(primitive)", "path": "\(path)", "requests": "\(requests)", "retried": "\(retried)",
             "ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
         ]
         if let bytes { metadata["bytes"] = "\(bytes)" }
