@@ -82,6 +82,9 @@ extension S3RemoteStore {
         public var connectTimeout: Duration
         /// A transfer making no progress for this long is abandoned (and retried).
         public var lowSpeedTime: Duration
+        /// The most keys one ListObjectsV2 page or one DeleteObjects request carries: 1,000, S3's
+        /// limit for both. Not public: tests lower it to page through a few hundred objects.
+        var keysPerRequest = 1_000
 
         /// The smallest part S3 accepts (except the last).
         public static let minimumPartSize: Int64 = 5 << 20

@@ -84,8 +84,8 @@ enum S3TestServer: String, CaseIterable, CustomStringConvertible, Sendable {
     }
 
     /// A store on the bucket's root (the conformance suite works in a unique directory of its own).
-    func rootStore() throws -> S3RemoteStore {
-        try S3RemoteStore(configuration: try configuration(), environment: [:])
+    func rootStore(settings: [String: String] = [:]) throws -> S3RemoteStore {
+        try S3RemoteStore(configuration: try configuration(settings: settings), environment: [:])
     }
 
     /// A store on a fresh, empty prefix of its own.

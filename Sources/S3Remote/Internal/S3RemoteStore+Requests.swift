@@ -63,21 +63,22 @@ extension S3RemoteStore {
         return !document.children("Contents").isEmpty || !document.children("CommonPrefixes").isEmpty
     }
 
-    /// One page of the keys below the directory `path`: its direct children (`delimited`) or
-    /// every key at any depth.
+    /// One page of the keys below the directory `path`, of at most `keysPerRequest` keys: its
+    /// direct children (`delimited`) or every key at any depth.
     func listPage(below path: RemotePath, delimited: Bool, continuationToken: String?) async throws -> S3ListPage {
-        var query = [("list-type", "2"), ("prefix", client.key.directory(path))]
+        var query = [("list-type", "2"), ("prefix", client.key.directory(path)), ("max-keys", "\(configuration.keysPerRequest)")]
         if delimited { query.append(("delimiter", "/")) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
         let response = try await client.send("GET", "", query: query, for: path)
         return try S3ListPage(parsing: response.body, for: path)
     }
 
-    /// `DeleteObjects` of `keys`, 1,000 a request (S3's limit), in quiet mode.
+    /// `DeleteObjects` of `keys`, `keysPerRequest` (S3's limit, 1,000) a request, in quiet mode.
     /// - Throws: the first per-key error S3 reports, mapped like an HTTP error.
     func deleteObjects(_ keys: [String], for path: RemotePath) async throws {
-        for start in stride(from: 0, to: keys.count, by: 1_000) {
-            let batch = keys[start..<min(start + 1_000, keys.count)]
+        let batchSize = configuration.keysPerRequest
+        for start in stride(from: 0, to: keys.count, by: batchSize) {
+            let batch = keys[start..<min(start + batchSize, keys.count)]
             let objects = batch.map { "<Object><Key>\(xmlEscaped($0))</Key></Object>" }.joined()
             let body = Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>\(objects)</Delete>".utf8)
             let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
