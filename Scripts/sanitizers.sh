@@ -22,11 +22,15 @@ cd "$(dirname "$0")/.."
 # the memory bounds below, before the sanitizers), as a --skip/--filter pattern:
 # - the four randomized simulations: pure SQLite and Swift work that ASan slows past their time
 #   limits;
+# - the randomized simulation of `rollsync` processes (about 40 processes started, killed and
+#   restarted per seed, each paying ASan's start-up, over 80 s of the ASan run): what it adds to
+#   the in-process suites, which run the same code under ASan, is processes, kills and locks;
 # - the suites of long runs of syncs through Swift stores in memory or a local folder (the
 #   in-memory and dictionary remotes and the conformance suite's own tests, the failures injected
 #   at every remote call of a sync, the requests per sync over up to 1,000 syncs): no C library or
 #   pointer of ours that the other suites do not run under ASan.
 asan_leaves="ConvergenceSimulationTests|IntegerKeySimulationTests|ReferenceConvergenceSimulationTests|SchemaMigrationSimulationTests"
+asan_leaves+="|RandomizedProcessSyncTests"
 asan_leaves+="|InMemoryRemoteTests\.|RemoteStoreConformanceTests\.|SyncFaultTests|RoundTripTests"
 # The round trips that assert bounded memory run under ASan (their transfers are byte-compared) and
 # unsanitized too: shadow memory makes resident-memory measurements meaningless, so only the
