@@ -6,12 +6,13 @@
 #   Scripts/fuzz.sh SECONDS [TARGET…]    # longer runs, of chosen targets
 #   Scripts/fuzz.sh --write-seeds        # regenerate Fuzz/Corpus/*/seed-* after a format change
 #
-# For each target it first checks that every seed of Fuzz/Corpus/TARGET is accepted (a stale seed
-# fails), replays every input of Fuzz/Regressions/TARGET (inputs that once crashed, hung or
-# over-allocated), then fuzzes from the seeds with a fixed -seed. A finding (crash, trap, input
-# slower than 1 s, allocation above 512 MiB) stops the script with the input saved under
-# .build/fuzz/findings/; once fixed, add it to Fuzz/Regressions/TARGET. Inputs the fuzzer finds
-# interesting are kept in .build/fuzz/corpus/TARGET (not committed) and reused by later runs.
+# Targets run one per core at a time. For each target it first checks that every seed of
+# Fuzz/Corpus/TARGET is accepted (a stale seed fails), replays every input of
+# Fuzz/Regressions/TARGET (inputs that once crashed, hung or over-allocated), then fuzzes from the
+# seeds with a fixed -seed. A finding (crash, trap, input slower than 1 s, allocation above
+# 512 MiB) fails the script with the input saved under .build/fuzz/findings/; once fixed, add it
+# to Fuzz/Regressions/TARGET. Inputs the fuzzer finds interesting are kept in
+# .build/fuzz/corpus/TARGET (not committed) and reused by later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,11 +45,16 @@ export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 # A finding is reported by ASan and libFuzzer; Swift's own backtracer would only add noise.
 export SWIFT_BACKTRACE=enable=no
 mkdir -p "$build/findings"
-summary=()
 for target in "${targets[@]}"; do
     [ -d "Fuzz/Corpus/$target" ] || { echo "error: no corpus for the fuzz target '$target'" >&2; exit 1; }
+done
+
+# Checks, replays and fuzzes one target, writing its line of the summary to $build/TARGET.summary;
+# run as a job of its own, so that it exits on a finding.
+fuzz_target() {
+    local target=$1
     export ROLLSYNC_FUZZ_TARGET=$target
-    limits=(-timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=512 -artifact_prefix="$build/findings/$target-")
+    local limits=(-timeout=1 -rss_limit_mb=2048 -malloc_limit_mb=512 -artifact_prefix="$build/findings/$target-")
     # 1. Every seed is accepted.
     ROLLSYNC_FUZZ_EXPECT_VALID=1 "$binary" "${limits[@]}" -runs=0 "Fuzz/Corpus/$target" > "$build/$target.seeds.log" 2>&1 \
         || { cat "$build/$target.seeds.log" >&2; echo "error: $target refuses one of its seeds" >&2; exit 1; }
@@ -66,6 +72,7 @@ for target in "${targets[@]}"; do
         echo "error: fuzzing $target found a problem; the input is in $build/findings/" >&2
         exit 1
     fi
+    local runs coverage features
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$target.log")
     coverage=$(grep -o 'cov: [0-9]*' "$build/$target.log" | tail -1 | cut -d' ' -f2 || true)
     features=$(grep -o 'ft: [0-9]*' "$build/$target.log" | tail -1 | cut -d' ' -f2 || true)
@@ -73,7 +80,31 @@ for target in "${targets[@]}"; do
         echo "error: $target reports no coverage: the parsers are not instrumented" >&2
         exit 1
     fi
-    summary+=("$(printf '%-24s %10s inputs  %6s edges  %6s features  %s s' "$target" "$runs" "$coverage" "$features" "$seconds")")
+    printf '%-24s %10s inputs  %6s edges  %6s features  %s s\n' "$target" "$runs" "$coverage" "$features" "$seconds" \
+        > "$build/$target.summary"
+}
+
+# One target per core at a time: each fuzzer is single-threaded, and a target gets the same
+# -max_total_time of its own core whatever runs beside it.
+slots=$(nproc)
+running=0
+failed=0
+for target in "${targets[@]}"; do
+    rm -f "$build/$target.summary"
+    if [ "$running" -ge "$slots" ]; then
+        wait -n || failed=1
+        running=$((running - 1))
+    fi
+    fuzz_target "$target" &
+    running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+done
+[ "$failed" -eq 0 ] || exit 1
 echo "fuzzing: no findings"
-printf '  %s\n' "${summary[@]}"
+for target in "${targets[@]}"; do
+    printf '  %s' "$(cat "$build/$target.summary")"
+    echo
+done
