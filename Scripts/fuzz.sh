@@ -84,9 +84,12 @@ fuzz_target() {
         > "$build/$target.summary"
 }
 
-# One target per core at a time: each fuzzer is single-threaded, and a target gets the same
-# -max_total_time of its own core whatever runs beside it.
-slots=$(nproc)
+# One target per core at a time (at most ROLLSYNC_FUZZ_JOBS, by default every core): each fuzzer
+# is single-threaded, and a target gets the same -max_total_time of its own core whatever runs
+# beside it. Fuzzers still running when the script ends (a finding, a signal) are stopped.
+slots=${ROLLSYNC_FUZZ_JOBS:-$(nproc)}
+[[ $slots =~ ^[1-9][0-9]*$ ]] || { echo "error: ROLLSYNC_FUZZ_JOBS must be a whole number of at least 1" >&2; exit 2; }
+trap 'kill $(jobs -p) 2>/dev/null || true' EXIT
 running=0
 failed=0
 for target in "${targets[@]}"; do

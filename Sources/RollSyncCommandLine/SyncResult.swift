@@ -89,7 +89,8 @@ struct SyncResult: CommandResult, Codable {
     /// pushed … changes; … requests, … up, … down, … s`, the requests followed by `(… retried)`
     /// when some were retries.
     var summary: String {
-        let retried = (retriedRequests ?? 0) > 0 ? " (\(retriedRequests ?? 0) retried)" : ""
+        var retried = ""
+        if let retriedRequests, retriedRequests > 0 { retried = " (\(retriedRequests) retried)" }
         return "applied \(appliedChanges) changes from \(appliedSets) change sets, pushed \(pushedChanges) changes; "
             + "\(requests) requests\(retried), \(Self.bytes(bytesUploaded)) up, \(Self.bytes(bytesDownloaded)) down, "
             + String(format: "%.2f s", seconds)

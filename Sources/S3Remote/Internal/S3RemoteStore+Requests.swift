@@ -133,9 +133,14 @@ extension S3RemoteStore {
         return Int64(info.st_size)
     }
 
-    /// Parses S3's `2026-11-24T13:34:35.000Z` (fractional seconds and a UTC offset optional); nil
-    /// for anything else.
+    /// Parses S3's `2026-11-24T13:34:35.000Z`, with or without fractional seconds, in UTC (`Z`)
+    /// or at an offset (`+02:00`); nil for a date it cannot read.
     static func parseISO8601(_ text: String) -> Date? {
-        try? Date.ISO8601FormatStyle().parse(text)
+        // Foundation before Swift 6.2 (macOS 15's) refuses fractional seconds to a style without
+        // them, and the other way round: try both.
+        (try? fractionalSeconds.parse(text)) ?? (try? wholeSeconds.parse(text))
     }
+
+    private static let fractionalSeconds = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+    private static let wholeSeconds = Date.ISO8601FormatStyle()
 }

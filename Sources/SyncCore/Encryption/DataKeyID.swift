@@ -1,4 +1,5 @@
 import Foundation
+import RemoteProtocol
 
 /// The public, random 128-bit identifier of a data key, written as 32 lowercase hexadecimal digits.
 struct DataKeyID: Hashable, Sendable, CustomStringConvertible {
@@ -45,7 +46,7 @@ struct DataKeyID: Hashable, Sendable, CustomStringConvertible {
 
     /// The 32 lowercase hexadecimal digits.
     var hex: String {
-        bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        Hex.lowercase(bytes)
     }
 
     var description: String { hex }

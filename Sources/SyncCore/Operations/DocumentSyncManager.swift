@@ -264,7 +264,7 @@ public actor DocumentSyncManager {
                 "document": "\(documentID)", "appliedSets": "\(report.appliedSets)", "appliedChanges": "\(report.appliedChanges)",
                 "pushedChanges": "\(report.pushedChanges)", "conflicts": "\(report.conflicts.count)",
                 "warnings": "\(report.warnings.count)", "requests": "\(report.requests)",
-                "ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
+                "retriedRequests": "\(report.retriedRequests)", "ms": "\((ContinuousClock.now - start).wholeMilliseconds)",
             ])
             return report
         } catch {

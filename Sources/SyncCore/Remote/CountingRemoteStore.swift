@@ -13,7 +13,7 @@ import Synchronization
 /// ``Counts/writeCalls`` those among them that change the remote. Failed calls count in all three. Bytes are the sizes of the local files uploaded and of the files downloaded
 /// (copies happen on the server and move no bytes through the client as far as this store can
 /// tell). Each call is also logged at `debug` to `logger`: the primitive, the remote path, the
-/// requests, bytes, duration and outcome.
+/// requests and how many of them were retries, bytes, duration and outcome.
 package final class CountingRemoteStore: RemoteStore {
     /// What was counted so far.
     package struct Counts: Sendable, Hashable {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import RemoteProtocol
 
 /// Streams a local file through SHA-256 to describe it in a ``WholeStoreManifest``.
 enum FileDigest {
@@ -13,10 +14,6 @@ enum FileDigest {
             hasher.update(data: chunk)
             size += Int64(chunk.count)
         }
-        let hex = hasher.finalize().map { byte in
-            let digits = String(byte, radix: 16)
-            return byte < 16 ? "0" + digits : digits
-        }
-        return WholeStoreManifest.File(size: size, sha256: hex.joined())
+        return WholeStoreManifest.File(size: size, sha256: Hex.lowercase(hasher.finalize()))
     }
 }
