@@ -419,12 +419,16 @@ struct IntegerKeyTests {
         // row's. With an app trigger the references move row by row through the trigger guard,
         // found by the keys of item_tags, which name the tag by its reserved identity (so on y,
         // which applies the link before its tag, too).
+        // tag_notes rows whose code is NULL stay local, and their references must move too (the
+        // trigger guard lets such rows through unpermitted).
         let trigger = withAppTrigger
             ? "CREATE TABLE audit (what TEXT); CREATE TRIGGER tags_audit AFTER INSERT ON tags BEGIN INSERT INTO audit VALUES (new.name); END;" : ""
+        let schema = Self.schema + "CREATE TABLE tag_notes (code TEXT PRIMARY KEY, tag_id INTEGER REFERENCES tags(id), note TEXT);" + trigger
+        let tables = Self.tables + ["tag_notes"]
         let (c, x, y) = try (
-            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables),
-            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables),
-            TemporaryDatabase(schema: Self.schema + trigger, tables: Self.tables)
+            TemporaryDatabase(schema: schema, tables: tables),
+            TemporaryDatabase(schema: schema, tables: tables),
+            TemporaryDatabase(schema: schema, tables: tables)
         )
         try c.pool.write { db in try db.execute(sql: "INSERT INTO tags (name) VALUES ('of c'); INSERT INTO lists (name) VALUES ('l')") }
         let tag = try c.push()
@@ -433,6 +437,7 @@ struct IntegerKeyTests {
         // y has the link without its tag; x has both, then re-bases on y's store.
         try y.store.applyChangeSet(at: item)
         for set in [tag, item] { try x.store.applyChangeSet(at: set) }
+        try x.pool.write { db in try db.execute(sql: "INSERT INTO tag_notes (code, tag_id, note) VALUES (NULL, 1, 'local only')") }
         let ofY = x.file("of-y.sqlite")
         try y.store.snapshot(to: ofY)
         _ = try x.store.installWholeStore(at: ofY)
@@ -442,6 +447,8 @@ struct IntegerKeyTests {
         for client in [c, x, y] {
             #expect(try client.pool.read { try String.fetchAll($0, sql: linked) } == ["of c"])
         }
+        let noted = "SELECT tags.name FROM tag_notes JOIN tags ON tags.id = tag_notes.tag_id"
+        #expect(try x.pool.read { try String.fetchAll($0, sql: noted) } == ["of c"], "the local-only row's reference moved with the rest")
         try Self.exchange([c, x, y])
         try Self.check([c, x, y])
     }

@@ -80,21 +80,31 @@ struct ReferenceSettlement {
     /// references it, before the identity at `from` moves to `to` (see ``RowIdentity``), so that
     /// they keep naming its row: a reserved identity whose row has arrived, or a row that is not
     /// here held under a reserved id. The global values do not change, so nothing is captured.
-    /// With a trigger guard, one row at a time, each let through it, so the app's triggers run.
+    /// With a trigger guard, the rows of a synced child table move one at a time, each let through
+    /// the guard, so the app's triggers run; its rows whose key is NULL (local only, which the
+    /// guard lets through) move together.
     func moveReferences(to table: SyncedTable, from: Int64, to: Int64, guardedBy triggerGuard: AppTriggerGuard?) throws {
         for key in keys(referencing: table) {
             let column = key.childColumns[0].sqlIdentifier
             let child = key.childTable.sqlIdentifier
+            let moveAll = "UPDATE main.\(child) SET \(column) = ? WHERE \(column) = ?"
             guard let triggerGuard, let childTable = synced[key.childTable.lowercased()] else {
-                try db.execute(sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(column) = ?", arguments: [to, from])
+                try db.execute(sql: moveAll, arguments: [to, from])
                 continue
             }
-            for rowKey in try DatabaseValue.fetchAll(db, sql: "SELECT \(childTable.key.value()) FROM main.\(child) WHERE \(column) = ?", arguments: [from]) {
+            let present = childTable.key.isPresent()
+            let rowKeys = try DatabaseValue.fetchAll(
+                db, sql: "SELECT \(childTable.key.value()) FROM main.\(child) WHERE \(column) = ? AND \(present)", arguments: [from]
+            )
+            for rowKey in rowKeys {
                 try triggerGuard.permit(childTable, key: rowKey)
                 try db.execute(
                     sql: "UPDATE main.\(child) SET \(column) = ? WHERE \(childTable.key.matches())",
                     arguments: StatementArguments(values: [to.databaseValue] + (try childTable.key.components(of: rowKey)))
                 )
+            }
+            if childTable.keyMayBeNull {
+                try db.execute(sql: moveAll + " AND NOT (\(present))", arguments: [to, from])
             }
         }
     }
