@@ -22,7 +22,8 @@ build=.build/fuzz
 # libFuzzer, leaving the parsers without the coverage instrumentation that guides the fuzzer).
 log=$(mktemp)
 status=0
-ROLLSYNC_FUZZ=1 swift build --build-path "$build" --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address \
+mapfile -t build_options < <(Scripts/test-build-options.sh)
+ROLLSYNC_FUZZ=1 swift build --build-path "$build" "${build_options[@]}" --sanitize=fuzzer --sanitize=address -Xswiftc -sanitize=fuzzer,address \
     --product rollsync-fuzz > "$log" 2>&1 || status=$?
 grep -v -e "^\[" -e "Cannot export local symbol" "$log" || true
 rm -f "$log"

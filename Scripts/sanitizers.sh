@@ -45,6 +45,7 @@ if [ "${1:-}" = "--print-unsanitized-tests" ]; then
 fi
 
 sanitizers=("$@")
+mapfile -t build_options < <(Scripts/test-build-options.sh)
 [ ${#sanitizers[@]} -gt 0 ] || sanitizers=(address thread)
 
 # Runs a build, printing its output without the progress lines and ld.gold's notes about the
@@ -84,7 +85,7 @@ for sanitizer in "${sanitizers[@]}"; do
     esac
     echo "== $sanitizer sanitizer: building in $folder"
     start=$(date +%s)
-    quiet_build swift build --build-tests --sanitize="$sanitizer" --build-path "$folder" \
+    quiet_build swift build --build-tests --sanitize="$sanitizer" --build-path "$folder" "${build_options[@]}" \
         || { echo "error: the $sanitizer-sanitized build failed" >&2; exit 1; }
     built=$(date +%s)
     echo "== $sanitizer sanitizer: running the tests"

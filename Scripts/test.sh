@@ -19,7 +19,8 @@ if [ "${CI:-}" = "true" ]; then
     export ROLLSYNC_REQUIRE_TEST_SERVERS=1
 fi
 
-swift build --build-tests 2>&1 | tee .test-servers/build.log
+mapfile -t build_options < <(Scripts/test-build-options.sh)
+swift build --build-tests "${build_options[@]}" 2>&1 | tee .test-servers/build.log
 if grep -E "^$PWD/(Sources|Tests|Benchmarks)/[^:]+:[0-9]+:[0-9]+: warning:" .test-servers/build.log; then
     echo "error: the build has warnings in RollingSync's own code (zero are allowed)" >&2
     exit 1
