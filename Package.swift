@@ -17,8 +17,6 @@ let sharedSwiftSettings: [SwiftSetting] = [
 let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
 /// SQLite's C API as GRDB builds it, for the incremental blob I/O GRDB does not wrap.
 let grdbSQLite: Target.Dependency = .product(name: "GRDBSQLite", package: "GRDB.swift")
-let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
-let cryptoExtras: Target.Dependency = .product(name: "_CryptoExtras", package: "swift-crypto")
 let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
 
 let package = Package(
@@ -38,7 +36,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
@@ -76,16 +73,24 @@ let package = Package(
         ),
         .target(
             name: "S3Remote",
-            dependencies: ["CurlTransport", "RemoteProtocol", "RemoteTransportSupport", crypto],
+            dependencies: ["CurlTransport", "RemoteProtocol", "RemoteTransportSupport", "CryptoPrimitives"],
             swiftSettings: sharedSwiftSettings
         ),
         .target(name: "RemoteStoreConformance", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+
+        // MARK: Cryptography
+
+        // The system's OpenSSL libcrypto, which libcurl and libssh2 already load into the process.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // SHA-256, MD5, HMAC, HKDF, AES-256-GCM and scrypt over libcrypto for SyncCore's encryption
+        // and digests and S3's signatures; not a product, its API is `package`-visible only.
+        .target(name: "CryptoPrimitives", dependencies: ["COpenSSL"], swiftSettings: sharedSwiftSettings),
 
         // MARK: The local side and the synchronisation operations
 
         .target(
             name: "SyncCore",
-            dependencies: ["RemoteProtocol", "CZlib", "CZstd", grdb, grdbSQLite, crypto, cryptoExtras, logging],
+            dependencies: ["RemoteProtocol", "CZlib", "CZstd", "CryptoPrimitives", grdb, grdbSQLite, logging],
             swiftSettings: sharedSwiftSettings
         ),
 
@@ -148,6 +153,7 @@ let package = Package(
         // peak memory); a plain library so its failures are thrown errors, not Swift Testing issues.
         .target(name: "TestSupport", path: "Tests/Support", swiftSettings: sharedSwiftSettings),
         .testTarget(name: "RemoteProtocolTests", dependencies: ["RemoteProtocol"], swiftSettings: sharedSwiftSettings),
+        .testTarget(name: "CryptoPrimitivesTests", dependencies: ["CryptoPrimitives"], swiftSettings: sharedSwiftSettings),
         .testTarget(
             name: "RemoteTransportSupportTests",
             dependencies: ["RemoteTransportSupport", logging],
@@ -185,7 +191,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SyncCoreTests",
-            dependencies: ["SyncCore", "TestSupport", grdb, crypto],
+            dependencies: ["SyncCore", "CryptoPrimitives", "TestSupport", grdb],
             swiftSettings: sharedSwiftSettings
         ),
         // Depends on the executable so `swift build --build-tests` and `swift test` build the binary the

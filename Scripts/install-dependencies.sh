@@ -7,6 +7,7 @@ packages=(
     pkg-config libsqlite3-dev sqlite3          # SQLite for SyncCore (and the sqlite3 tool its tests drive)
     zlib1g-dev                                 # SyncCore: compression of change sets (and of older whole stores)
     libzstd-dev                                # SyncCore: compression of whole stores
+    libssl-dev                                 # CryptoPrimitives: OpenSSL's libcrypto (encryption, digests, S3 signatures)
     libcurl4-openssl-dev                       # WebDAVRemote
     libssh2-1-dev                              # SFTPRemote
     openssh-server openssh-client              # the real sshd the SFTP tests run against

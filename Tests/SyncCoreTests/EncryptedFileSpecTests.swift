@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import RemoteProtocol
 import TestSupport
@@ -6,8 +6,9 @@ import Testing
 
 @testable import SyncCore
 
-/// Decrypts files with a reader written from Docs/RemoteFormat.md ("Encrypted file") alone, using
-/// swift-crypto directly, so the documentation and the codec cannot drift apart.
+/// Decrypts files with a reader written from Docs/RemoteFormat.md ("Encrypted file") alone, calling
+/// the primitives (each checked against its standard's vectors in CryptoPrimitivesTests) directly,
+/// so the documentation and the codec cannot drift apart.
 @Suite("The documented encrypted-file layout")
 struct EncryptedFileSpecTests {
     /// The documented reader: header fields, HKDF file key, counter nonces with a final flag,
@@ -18,8 +19,8 @@ struct EncryptedFileSpecTests {
         #expect(header[4] == 0x01)
         let chunkSize = 1 << Int(header[5])
         let salt = Array(header[22..<54])
-        let fileKey = HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: dataKey),
+        let fileKey = HKDFSHA256.deriveKey(
+            inputKeyMaterial: dataKey,
             salt: salt,
             info: Array("RollingSync file key v1".utf8),
             outputByteCount: 32
@@ -33,12 +34,9 @@ struct EncryptedFileSpecTests {
             let isFinal = end == file.count
             var nonce = withUnsafeBytes(of: index.bigEndian, Array.init) + [0, 0, 0]
             nonce.append(isFinal ? 1 : 0)
-            let box = try AES.GCM.SealedBox(
-                nonce: AES.GCM.Nonce(data: nonce),
-                ciphertext: file[offset..<(end - 16)],
-                tag: file[(end - 16)..<end]
+            plaintext += try AES256GCM.open(
+                file[offset..<(end - 16)], tag: file[(end - 16)..<end], key: fileKey, nonce: nonce, authenticating: aad
             )
-            plaintext += try AES.GCM.open(box, using: fileKey, authenticating: aad)
             offset = end
             index += 1
         }
@@ -68,14 +66,17 @@ struct EncryptedFileSpecTests {
         let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(wrapped)) as? [String: Any])
         let salt = try #require((json["salt"] as? String).flatMap { Data(base64Encoded: $0) })
         let sealed = try #require((json["sealedKey"] as? String).flatMap { Data(base64Encoded: $0) })
-        #expect(sealed.count == 60)
+        try #require(sealed.count == 60)
         // The documented derivation: scrypt over the NFC UTF-8 password ("sésame" composed).
         let wrappingKey = try await ScryptParameters.weakForTestingOnly.deriveKey(
             from: try #require(EncryptionPassword("s\u{E9}same")), salt: Array(salt))
         let keyID = try #require(json["keyID"] as? String)
-        let opened = try AES.GCM.open(
-            AES.GCM.SealedBox(combined: sealed),
-            using: wrappingKey,
+        // The sealed key: nonce (12 bytes) ‖ ciphertext ‖ tag (16 bytes).
+        let opened = try AES256GCM.open(
+            sealed[12..<44],
+            tag: sealed[44...],
+            key: wrappingKey,
+            nonce: sealed[..<12],
             authenticating: Array("RollingSync wrapped data key v1\ncom.example.notes\n\(keyID)".utf8)
         )
         #expect(Array(opened) == dataKey.bytes)

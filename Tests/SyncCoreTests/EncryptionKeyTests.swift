@@ -42,6 +42,16 @@ struct EncryptionKeyTests {
         var otherSalt = wrapped
         otherSalt.salt[0] ^= 1
         #expect(try await otherSalt.unwrap(password: password, applicationID: applicationID) == nil)
+        // A sealed key cut short (no room for a nonce and a tag, or no ciphertext) or with a byte
+        // changed is a wrong password too, never a crash.
+        for length in [0, 27, 28, 59] {
+            var cut = wrapped
+            cut.sealedKey = wrapped.sealedKey.prefix(length)
+            #expect(try await cut.unwrap(password: password, applicationID: applicationID) == nil, "\(length) bytes")
+        }
+        var flipped = wrapped
+        flipped.sealedKey[flipped.sealedKey.startIndex + 20] ^= 1
+        #expect(try await flipped.unwrap(password: password, applicationID: applicationID) == nil)
     }
 
     @Test("key files list their derivation parameters in readable JSON; hostile parameters are refused")

@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import CurlTransport
 import Foundation
 import RemoteProtocol
@@ -81,7 +81,7 @@ extension S3RemoteStore {
             let batch = keys[start..<min(start + batchSize, keys.count)]
             let objects = batch.map { "<Object><Key>\(xmlEscaped($0))</Key></Object>" }.joined()
             let body = Data("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>\(objects)</Delete>".utf8)
-            let md5 = Data(Insecure.MD5.hash(data: body)).base64EncodedString()
+            let md5 = Data(MD5.hash(body)).base64EncodedString()
             let response = try await client.send(
                 "POST", "", query: [("delete", "")], headers: ["Content-MD5: \(md5)"],
                 body: .data(body, contentType: "application/xml"), for: path, errorBodyMayHide200: true

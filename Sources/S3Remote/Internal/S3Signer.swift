@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import RemoteProtocol
 
@@ -52,12 +52,12 @@ struct S3Signer: Sendable, CustomStringConvertible {
             method, path, query, signedHeaders.map { "\($0.0):\($0.1)\n" }.joined(), names, payloadHash,
         ].joined(separator: "\n")
         let scope = "\(day)/\(region)/s3/aws4_request"
-        let stringToSign = ["AWS4-HMAC-SHA256", timestamp, scope, Hex.lowercase(SHA256.hash(data: Data(canonicalRequest.utf8)))].joined(separator: "\n")
-        var key = SymmetricKey(data: Data("AWS4\(secretAccessKey)".utf8))
+        let stringToSign = ["AWS4-HMAC-SHA256", timestamp, scope, Hex.lowercase(SHA256.hash(Array(canonicalRequest.utf8)))].joined(separator: "\n")
+        var key = Array("AWS4\(secretAccessKey)".utf8)
         for part in [day, region, "s3", "aws4_request"] {
-            key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
+            key = HMACSHA256.authenticationCode(for: Array(part.utf8), key: key)
         }
-        let signature = Hex.lowercase(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+        let signature = Hex.lowercase(HMACSHA256.authenticationCode(for: Array(stringToSign.utf8), key: key))
         return headers + [
             "Host: \(host)", "x-amz-date: \(timestamp)",
             "Authorization: AWS4-HMAC-SHA256 Credential=\(accessKeyID)/\(scope), SignedHeaders=\(names), Signature=\(signature)",

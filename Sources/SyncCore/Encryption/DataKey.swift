@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 
 /// The random 256-bit key that encrypts every remote file of an application, with its public
@@ -13,13 +13,12 @@ struct DataKey: Sendable, CustomStringConvertible, CustomReflectable {
 
     /// The key's public identifier.
     let id: DataKeyID
-    /// The key's bytes (kept as bytes because swift-crypto's `SymmetricKey` is not `Sendable`).
+    /// The key's bytes.
     let bytes: [UInt8]
 
     /// A fresh random key with a fresh identifier.
     static func random() -> DataKey {
-        let key = SymmetricKey(size: .bits256)
-        return DataKey(id: .random(), checkedBytes: key.withUnsafeBytes { Array($0) })
+        DataKey(id: .random(), checkedBytes: secureRandomBytes(byteCount))
     }
 
     /// A key from its stored bytes; `nil` unless there are exactly ``byteCount`` of them.
@@ -33,11 +32,6 @@ struct DataKey: Sendable, CustomStringConvertible, CustomReflectable {
     private init(id: DataKeyID, checkedBytes: [UInt8]) {
         self.id = id
         bytes = checkedBytes
-    }
-
-    /// The key, for swift-crypto.
-    var key: SymmetricKey {
-        SymmetricKey(data: bytes)
     }
 
     var description: String { "DataKey(id: \(id), key: <redacted>)" }

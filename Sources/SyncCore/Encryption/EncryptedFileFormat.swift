@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import RemoteProtocol
 
@@ -83,9 +83,9 @@ enum EncryptedFileFormat {
     }
 
     /// The key of the one file whose header is `header`.
-    static func fileKey(for header: Header, dataKey: DataKey) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: dataKey.key,
+    static func fileKey(for header: Header, dataKey: DataKey) -> [UInt8] {
+        HKDFSHA256.deriveKey(
+            inputKeyMaterial: dataKey.bytes,
             salt: header.salt,
             info: fileKeyInfo,
             outputByteCount: DataKey.byteCount
@@ -98,12 +98,12 @@ enum EncryptedFileFormat {
     }
 
     /// The nonce of chunk `index`, final or not.
-    static func nonce(chunk index: UInt64, isFinal: Bool) throws -> AES.GCM.Nonce {
+    static func nonce(chunk index: UInt64, isFinal: Bool) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: 12)
         for position in 0..<8 {
             bytes[position] = UInt8(truncatingIfNeeded: index >> (56 - 8 * UInt64(position)))
         }
         bytes[11] = isFinal ? 1 : 0
-        return try AES.GCM.Nonce(data: bytes)
+        return bytes
     }
 }

@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import RemoteProtocol
 
@@ -27,14 +27,14 @@ struct EncryptingCodec: RemoteFileCodec {
         var chunks = ChunkReader(input, chunkByteCount: header.chunkSize)
         var index: UInt64 = 0
         while let (chunk, isFinal) = try chunks.next() {
-            let box = try AES.GCM.seal(
+            let sealed = try AES256GCM.seal(
                 chunk,
-                using: fileKey,
+                key: fileKey,
                 nonce: EncryptedFileFormat.nonce(chunk: index, isFinal: isFinal),
                 authenticating: associatedData
             )
-            try output.write(contentsOf: box.ciphertext)
-            try output.write(contentsOf: box.tag)
+            try output.write(contentsOf: sealed.ciphertext)
+            try output.write(contentsOf: sealed.tag)
             index += 1
         }
     }
@@ -73,14 +73,15 @@ struct EncryptingCodec: RemoteFileCodec {
                 throw EncryptedFileError(.truncated)
             }
             let tagStart = chunk.endIndex - EncryptedFileFormat.tagByteCount
-            let opened: Data
+            let opened: [UInt8]
             do {
-                let box = try AES.GCM.SealedBox(
+                opened = try AES256GCM.open(
+                    chunk[chunk.startIndex..<tagStart],
+                    tag: chunk[tagStart...],
+                    key: fileKey,
                     nonce: EncryptedFileFormat.nonce(chunk: index, isFinal: isFinal),
-                    ciphertext: chunk[chunk.startIndex..<tagStart],
-                    tag: chunk[tagStart...]
+                    authenticating: associatedData
                 )
-                opened = try AES.GCM.open(box, using: fileKey, authenticating: associatedData)
             } catch {
                 throw EncryptedFileError(.authenticationFailed(chunk: index))
             }

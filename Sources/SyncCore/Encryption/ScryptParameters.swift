@@ -1,6 +1,5 @@
-import Crypto
 import Dispatch
-import _CryptoExtras
+import CryptoPrimitives
 
 /// The cost parameters of the scrypt key derivation that turns a password into the key wrapping
 /// an application's data key.
@@ -10,8 +9,8 @@ import _CryptoExtras
 /// Parameters read from the remote are accepted only within bounds, so a damaged or hostile key
 /// file cannot make a client allocate gigabytes or work for minutes: log2 N from 10 to 22, r from
 /// 1 to 32 and p from 1 to 16, *and* at most 1 GiB of memory (`128 · r · N` bytes) and at most
-/// `N · r · p = 2^24` block operations, sixteen times ``recommended`` (which needs 128 MiB and a
-/// quarter of a second).
+/// `N · r · p = 2^24` block operations, sixteen times ``recommended`` (which needs 128 MiB and about
+/// half a second).
 public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvertible {
     /// The base-2 logarithm of scrypt's cost `N` (memory and time grow as `2^log2N`).
     public let log2N: Int
@@ -20,9 +19,9 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
     /// scrypt's parallelism `p`.
     public let p: Int
 
-    /// The parameters of new and changed passwords: `N = 2^17, r = 8, p = 1` (128 MiB; 0.24 s of
-    /// one core on the project's x86-64 test machine, 0.8 s when that machine is busy; see the
-    /// EncryptionBenchmark).
+    /// The parameters of new and changed passwords: `N = 2^17, r = 8, p = 1` (128 MiB; 0.4–0.6 s of
+    /// one core on the project's x86-64 test machine with OpenSSL 3.0, more when that machine is
+    /// busy; see the EncryptionBenchmark).
     public static let recommended = ScryptParameters(checkedLog2N: 17, r: 8, p: 1)
 
     /// Cheap parameters (`N = 2^10`) for test suites only: a password protected with them can be
@@ -76,8 +75,8 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
 
     /// Derives a 256-bit key from `password` and `salt`, on a thread outside Swift's cooperative
     /// pool (a derivation keeps one core busy for up to a second).
-    /// - Throws: an error of swift-crypto if the derivation fails (for example out of memory).
-    package func deriveKey(from password: EncryptionPassword, salt: [UInt8]) async throws -> SymmetricKey {
+    /// - Throws: ``CryptoFailure`` if the derivation fails (for example out of memory).
+    package func deriveKey(from password: EncryptionPassword, salt: [UInt8]) async throws -> [UInt8] {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(with: Result { try self.deriveKeyNow(from: password, salt: salt) })
@@ -86,14 +85,7 @@ public struct ScryptParameters: Codable, Sendable, Hashable, CustomStringConvert
     }
 
     /// Derives the key on the calling thread.
-    private func deriveKeyNow(from password: EncryptionPassword, salt: [UInt8]) throws -> SymmetricKey {
-        try KDF.Scrypt.deriveKey(
-            from: password.bytes,
-            salt: salt,
-            outputByteCount: DataKey.byteCount,
-            rounds: 1 << log2N,
-            blockSize: r,
-            parallelism: p
-        )
+    private func deriveKeyNow(from password: EncryptionPassword, salt: [UInt8]) throws -> [UInt8] {
+        try Scrypt.deriveKey(password: password.bytes, salt: salt, log2N: log2N, r: r, p: p, outputByteCount: DataKey.byteCount)
     }
 }

@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 
 /// The content of a key file in `<appID>/Encryption/`: the application's data key, encrypted with
@@ -45,14 +45,11 @@ struct WrappedDataKey: Codable, Sendable {
         var generator = SystemRandomNumberGenerator()
         let salt = (0..<saltByteCount).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let wrappingKey = try await parameters.deriveKey(from: password, salt: salt)
-        let box = try AES.GCM.seal(
+        let sealed = try AES256GCM.sealCombined(
             dataKey.bytes,
-            using: wrappingKey,
+            key: wrappingKey,
             authenticating: associatedData(applicationID: applicationID, keyID: dataKey.id)
         )
-        guard let sealed = box.combined else {
-            throw SyncError(.local, "the data key could not be sealed")
-        }
         return WrappedDataKey(
             format: formatName,
             version: currentVersion,
@@ -60,22 +57,24 @@ struct WrappedDataKey: Codable, Sendable {
             generation: generation,
             scrypt: parameters,
             salt: Data(salt),
-            sealedKey: sealed
+            sealedKey: Data(sealed)
         )
     }
 
     /// The data key, if `password` is the right one; `nil` if it is not (or the file was altered,
     /// which cannot be told apart).
+    /// - Throws: ``CryptoFailure`` if libcrypto fails otherwise (the key derivation's memory).
     func unwrap(password: EncryptionPassword, applicationID: SyncIdentifier) async throws -> DataKey? {
         guard let id = DataKeyID(hex: keyID) else {
             return nil
         }
         let wrappingKey = try await scrypt.deriveKey(from: password, salt: Array(salt))
         do {
-            let box = try AES.GCM.SealedBox(combined: sealedKey)
-            let bytes = try AES.GCM.open(box, using: wrappingKey, authenticating: Self.associatedData(applicationID: applicationID, keyID: id))
+            let bytes = try AES256GCM.openCombined(
+                sealedKey, key: wrappingKey, authenticating: Self.associatedData(applicationID: applicationID, keyID: id)
+            )
             return DataKey(id: id, bytes: bytes)
-        } catch {
+        } catch CryptoFailure.authenticationFailed {
             return nil
         }
     }

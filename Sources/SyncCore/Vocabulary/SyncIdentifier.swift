@@ -1,5 +1,5 @@
 import Foundation
-import Crypto
+import CryptoPrimitives
 import RemoteProtocol
 
 /// An identifier an application chooses for itself, a document or a client, which RollingSync
@@ -50,7 +50,7 @@ public struct SyncIdentifier: Hashable, Sendable, Comparable, Codable, CustomStr
             kept.append(allowed)
         }
         let stem = kept.drop { $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }.prefix(60)
-        let digest = Hex.lowercase(SHA256.hash(data: Data(text.utf8)).prefix(8))
+        let digest = Hex.lowercase(SHA256.hash(Array(text.utf8)).prefix(8))
         let name = (stem.isEmpty ? "client" : String(decoding: stem, as: UTF8.self)) + (stem.last == UInt8(ascii: "-") ? "" : "-") + digest
         // Built from allowed characters, not starting with '.' or '-', at most 77 bytes: valid.
         rawValue = name

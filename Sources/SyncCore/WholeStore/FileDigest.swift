@@ -1,4 +1,4 @@
-import Crypto
+import CryptoPrimitives
 import Foundation
 import RemoteProtocol
 
@@ -8,10 +8,10 @@ enum FileDigest {
     static func describe(_ url: URL) throws -> WholeStoreManifest.File {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
-        var hasher = SHA256()
+        var hasher = SHA256Hasher()
         var size: Int64 = 0
         while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-            hasher.update(data: chunk)
+            hasher.update(chunk)
             size += Int64(chunk.count)
         }
         return WholeStoreManifest.File(size: size, sha256: Hex.lowercase(hasher.finalize()))
