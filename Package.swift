@@ -229,3 +229,36 @@ if Context.environment["ROLLSYNC_FUZZ"] == "1" {
         )
     )
 }
+
+// MARK: Builds of chosen test targets (only for Scripts/sanitizers.sh)
+
+// With ROLLSYNC_TEST_TARGETS="A B …", the package declares only those test targets and the targets
+// they depend on, so `swift build --build-tests` builds no benchmark and no other test target or
+// executable. Each sanitizer's run builds only the test targets it runs (Scripts/sanitizers.sh).
+if let names = Context.environment["ROLLSYNC_TEST_TARGETS"]?.split(separator: " ").map(String.init), !names.isEmpty {
+    var kept = Set(names)
+    var unvisited = names
+    while let name = unvisited.popLast() {
+        for dependency in package.targets.first(where: { $0.name == name })?.dependencies ?? [] {
+            switch dependency {
+            case .targetItem(let name, _), .byNameItem(let name, _):
+                if kept.insert(name).inserted { unvisited.append(name) }
+            default:
+                continue
+            }
+        }
+    }
+    package.targets.removeAll { !kept.contains($0.name) }
+    package.products.removeAll { product in
+        let targets = (product as? Product.Library)?.targets ?? (product as? Product.Executable)?.targets ?? []
+        return !targets.allSatisfy(kept.contains)
+    }
+    let usedPackages = Set(package.targets.flatMap(\.dependencies).compactMap { dependency -> String? in
+        guard case .productItem(_, let packageName?, _, _) = dependency else { return nil }
+        return packageName.lowercased()
+    })
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind, let last = location.split(separator: "/").last else { return false }
+        return !usedPackages.contains(String(last.hasSuffix(".git") ? last.dropLast(4) : last).lowercased())
+    }
+}
