@@ -232,10 +232,18 @@ if Context.environment["ROLLSYNC_FUZZ"] == "1" {
 
 // MARK: Builds of chosen test targets (only for Scripts/sanitizers.sh)
 
-// With ROLLSYNC_TEST_TARGETS="A B …", the package declares only those test targets and the targets
-// they depend on, so `swift build --build-tests` builds no benchmark and no other test target or
-// executable. Each sanitizer's run builds only the test targets it runs (Scripts/sanitizers.sh).
+// With ROLLSYNC_TEST_TARGETS="A B …" (test targets of this package; another name is an error), the
+// package declares only those test targets and the targets they depend on by name, transitively,
+// so `swift build --build-tests` builds no benchmark and no other test target; the products and
+// package dependencies nothing kept uses go too. Scripts/sanitizers.sh sets it for its two builds:
+// ASan, every test target; TSan, those of the suites it runs. It assumes what this manifest does:
+// targets of this package named by string, products of others by `.product(name:package:)`
+// with the package named as its URL ends, and no plugins.
 if let names = Context.environment["ROLLSYNC_TEST_TARGETS"]?.split(separator: " ").map(String.init), !names.isEmpty {
+    let unknown = names.filter { name in !package.targets.contains { $0.name == name && $0.type == .test } }
+    if !unknown.isEmpty {
+        fatalError("ROLLSYNC_TEST_TARGETS names what is not a test target of this package: \(unknown.joined(separator: ", "))")
+    }
     var kept = Set(names)
     var unvisited = names
     while let name = unvisited.popLast() {

@@ -15,6 +15,8 @@
 # .build/fuzz/corpus/TARGET (not committed) and reused by later runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The whole package: ROLLSYNC_TEST_TARGETS, which leaves test targets out, is for Scripts/sanitizers.sh.
+unset ROLLSYNC_TEST_TARGETS
 
 build=.build/fuzz
 # Built in a folder of its own: the fuzz target exists only with ROLLSYNC_FUZZ=1 (Package.swift).

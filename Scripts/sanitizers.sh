@@ -74,10 +74,11 @@ print(" ".join(target["name"] for target in json.load(sys.stdin)["targets"] if t
         ;;
     thread)
         folder=.build/tsan
-        # The test targets of those suites (AutomaticSync's is SyncOperationsTests): the build leaves
-        # out the command-line tool, the benchmarks and the other test targets.
-        test_targets="RemoteTransportSupportTests SFTPRemoteTests WebDAVRemoteTests S3RemoteTests FileRemoteTests SyncOperationsTests"
-        arguments=(--filter "RemoteTransportSupportTests|SFTPRemoteTests|WebDAVRemoteTests|S3RemoteTests|FileRemoteTests|AutomaticSync")
+        # Five test targets whole, and the automatic sync's tests in SyncOperationsTests. The build
+        # leaves out the command-line tool, the benchmarks and the other test targets.
+        whole_targets=(RemoteTransportSupportTests SFTPRemoteTests WebDAVRemoteTests S3RemoteTests FileRemoteTests)
+        test_targets="${whole_targets[*]} SyncOperationsTests"
+        arguments=(--filter "$(IFS='|'; echo "${whole_targets[*]}")|AutomaticSync")
         export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions='$PWD/Scripts/tsan-suppressions.txt'"
         # 100 rounds of the stress test (300 under ASan), and the tests that run on every WebDAV or
         # S3 server on one of each: the races TSan finds are in our threads and pools, whatever the
@@ -89,15 +90,14 @@ print(" ".join(target["name"] for target in json.load(sys.stdin)["targets"] if t
         exit 2
         ;;
     esac
-    # Package.swift declares only these test targets and what they need (ROLLSYNC_TEST_TARGETS).
-    export ROLLSYNC_TEST_TARGETS=$test_targets
     echo "== $sanitizer sanitizer: building in $folder"
     start=$(date +%s)
-    quiet_build swift build --build-tests --sanitize="$sanitizer" --build-path "$folder" "${build_options[@]}" \
+    # Package.swift declares only these test targets and what they need.
+    ROLLSYNC_TEST_TARGETS=$test_targets quiet_build swift build --build-tests --sanitize="$sanitizer" --build-path "$folder" "${build_options[@]}" \
         || { echo "error: the $sanitizer-sanitized build failed" >&2; exit 1; }
     built=$(date +%s)
     echo "== $sanitizer sanitizer: running the tests"
     # Swift's backtracer would only repeat the sanitizer's report.
-    SWIFT_BACKTRACE=enable=no swift test --skip-build --sanitize="$sanitizer" --build-path "$folder" "${arguments[@]}"
+    ROLLSYNC_TEST_TARGETS=$test_targets SWIFT_BACKTRACE=enable=no swift test --skip-build --sanitize="$sanitizer" --build-path "$folder" "${arguments[@]}"
     echo "== $sanitizer sanitizer: no findings (build $((built - start)) s, tests $(($(date +%s) - built)) s)"
 done

@@ -7,6 +7,8 @@
 # turns a missing server into a test failure instead of a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The whole package: ROLLSYNC_TEST_TARGETS, which leaves test targets out, is for Scripts/sanitizers.sh.
+unset ROLLSYNC_TEST_TARGETS
 
 # First pass: install, then run this script again inside `test-servers.sh run`, which starts the
 # servers, exports their variables, and stops them however the tests end.
