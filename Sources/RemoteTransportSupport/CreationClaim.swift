@@ -29,6 +29,8 @@ public struct CreationClaim: Sendable {
     public let name: String
     /// How long a waiter waits for a claim that does not go away before taking it as abandoned.
     public var abandonedAfter: Duration
+    /// The factor of each pause, in 0.5...1.5; random, replaced by tests that need given pauses.
+    var jitter: @Sendable () -> Double = { Double.random(in: 0.5...1.5) }
 
     /// The claim for creating the file named `targetName` (its last path component).
     public init(forTargetNamed targetName: String, abandonedAfter: Duration = .seconds(120)) {
@@ -80,16 +82,18 @@ public struct CreationClaim: Sendable {
                 try? await release()
                 return
             }
-            if waitedInAll >= abandonedAfter * 3 {
-                throw RemoteStoreError(.unavailable, path: path, message: "another creator kept the claim \(name) and the file never appeared")
-            }
+            // Taking over comes before giving up: one long pause can carry both totals past their
+            // limits at once, and a waiter must not give up on a claim it never took over.
             if waited >= abandonedAfter {
                 try await release()
                 waited = .zero
                 continue
             }
+            if waitedInAll >= abandonedAfter * 3 {
+                throw RemoteStoreError(.unavailable, path: path, message: "another creator kept the claim \(name) and the file never appeared")
+            }
             // Jittered, so that waiters that met at one claim do not look again in step.
-            let sleep = pause * Double.random(in: 0.5...1.5)
+            let sleep = pause * jitter()
             try await Task.sleep(for: sleep)
             waited += sleep
             waitedInAll += sleep

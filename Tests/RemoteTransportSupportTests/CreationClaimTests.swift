@@ -1,5 +1,5 @@
 import RemoteProtocol
-import RemoteTransportSupport
+@testable import RemoteTransportSupport
 import Synchronization
 import Testing
 
@@ -70,6 +70,20 @@ struct CreationClaimTests {
         try await server.create(7, claim: CreationClaim(forTargetNamed: "contested", abandonedAfter: .milliseconds(40)))
         #expect(server.state.withLock { $0.target } == 7)
         #expect(server.state.withLock { $0.claimed } == false)
+    }
+
+    /// Pauses of 5, 10 and 20 ms (35 ms waited) and then of 120 ms carry the wait past
+    /// `abandonedAfter` (40 ms) and past three times it in one step: the waiter takes the claim
+    /// over rather than give up on it.
+    @Test func aLongLastPauseStillTakesTheClaimOver() async throws {
+        let server = Server()
+        server.state.withLock { $0.claimed = true }
+        var claim = CreationClaim(forTargetNamed: "contested", abandonedAfter: .milliseconds(40))
+        let factors = Mutex([0.5, 0.5, 0.5, 1.5][...])
+        claim.jitter = { factors.withLock { $0.popFirst() ?? 1.5 } }
+        try await server.create(7, claim: claim)
+        #expect(server.state.withLock { $0.target } == 7)
+        #expect(factors.withLock { $0.isEmpty })
     }
 
     /// A server that answers "the claim exists" whatever is done (MKCOL refused with 405 on a
