@@ -111,6 +111,11 @@ struct InitCommand: AsyncParsableCommand {
             try await queue.write { db in try configured.write(to: db) }
             let document = try SyncSession.makeDocument(application: application, settings: settings, localStore: localStore)
             let documentRegistration = try await document.register()
+            let rowsBeforeInit = documentRegistration.createdDocument
+                ? try await queue.read { db in
+                    try tableNames.reduce(0) { $0 + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0) }
+                }
+                : documentRegistration.publishedExistingRows
 
             try output.console.emit(
                 InitResult(
@@ -123,7 +128,8 @@ struct InitCommand: AsyncParsableCommand {
                     leftOut: leftOut,
                     encrypted: settings.encrypted,
                     createdApplication: registration.createdApplication,
-                    createdDocument: documentRegistration.createdDocument
+                    createdDocument: documentRegistration.createdDocument,
+                    rowsBeforeInit: rowsBeforeInit
                 )
             )
         }
@@ -222,6 +228,9 @@ struct InitResult: CommandResult {
     var encrypted: Bool
     var createdApplication: Bool
     var createdDocument: Bool
+    /// The rows the synced tables held before `init`: a whole store carries a creator's; a joining
+    /// client's are published by its first sync.
+    var rowsBeforeInit: Int
 
     /// A table left out, and why.
     struct LeftOut: Encodable, Equatable {
@@ -235,6 +244,17 @@ struct InitResult: CommandResult {
             + "\(createdDocument ? " (created)" : " (joined)"), client \(client), "
             + (encrypted ? "encrypted" : "not encrypted")]
             + (leftOut.isEmpty ? [] : ["Left out (\(leftOut.count)):"] + leftOut.map { "  \($0.table): \($0.reason)" })
+            + rowsLines
             + ["Run `rollsync sync --db \(database)` to sync."]
+    }
+
+    /// What becomes of the rows that predate `init`.
+    private var rowsLines: [String] {
+        guard rowsBeforeInit > 0 else { return [] }
+        return createdDocument
+            ? ["Its \(rowsBeforeInit) existing rows are not changes: send them once with `rollsync push-store --db \(database)`;",
+               "  clients that join start from that whole store."]
+            : ["Its \(rowsBeforeInit) existing rows are published by its first sync, which starts from the newest whole store;",
+               "  where the document has the same key, its version is kept (this database's values go to rollingsync_removed_rows)."]
     }
 }

@@ -22,7 +22,8 @@ struct PullStoreCommand: AsyncParsableCommand {
         let source = try client.map { try SyncIdentifier($0) }
         try await target.withSession { session in
             let report = try await session.showingProgress(quiet: output.json) { try await $0.downloadWholeStore(from: source) }
-            let sync = try await session.recordSync(report)
+            var sync = try await session.recordSync(report)
+            sync.installedWholeStore = nil  // the first line names it
             try output.console.emit(
                 WholeStoreResult(
                     command: "pull-store", database: session.path,

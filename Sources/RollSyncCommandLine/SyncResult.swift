@@ -40,6 +40,9 @@ struct SyncResult: CommandResult, Codable {
     var schemaChanges: [SchemaChangeLine]?
     /// Change sets held back until this database's schema is migrated (exit code 5).
     var upgradeRequired: [UpgradeLine]?
+    /// The whole store the sync installed first (a first join, history vacuumed, a reset), as
+    /// `<unit> of client <client>` (optional: absent when none was, and in older records).
+    var installedWholeStore: String?
     var requests: Int
     /// The requests among ``requests`` that retried a call after a transient failure (optional:
     /// the last sync recorded by an older version has none).
@@ -73,6 +76,7 @@ struct SyncResult: CommandResult, Codable {
             guard case .upgradeRequired(let table, let column, let client, let fileName) = warning else { return nil }
             return UpgradeLine(table: table, column: column, client: client.rawValue, changeSet: fileName)
         }
+        installedWholeStore = report.wholeStoreInstalled.map { "\($0.unit.directoryName) of client \($0.client)" }
         requests = report.requests
         retriedRequests = report.retriedRequests
         bytesUploaded = report.bytesUploaded
@@ -96,9 +100,11 @@ struct SyncResult: CommandResult, Codable {
             + String(format: "%.2f s", seconds)
     }
 
-    /// The indented lines under the summary: schema changes followed, conflicts, warnings.
+    /// The indented lines under the summary: the whole store installed, schema changes followed,
+    /// conflicts, warnings.
     var detailLines: [String] {
-        var lines = (schemaChanges ?? []).map { "  schema: \($0.text)" }
+        var lines = installedWholeStore.map { ["  installed whole store \($0) first"] } ?? []
+        lines += (schemaChanges ?? []).map { "  schema: \($0.text)" }
         lines += conflicts.map {
             "  conflict: \($0.table) \($0.key) \($0.column): here \($0.local), elsewhere \($0.remote) → kept \($0.kept)"
         }

@@ -51,6 +51,36 @@ struct FolderSyncTests {
         #expect(try clients.jsonObjects().count == 2)
     }
 
+    @Test("a client that joins with rows of its own and only runs sync keeps them and gets the creator's; a shared key takes the document's version")
+    func joiningWithRowsOfItsOwn() async throws {
+        let workspace = try Workspace()
+        let remote = workspace.path("shared")
+        let first = try workspace.makeNotesDatabase("first.sqlite", rows: [("x", "old row"), ("s", "first's version")])
+        let second = try workspace.makeNotesDatabase("second.sqlite", rows: [("z", "second's own"), ("s", "second's version")])
+        let created = try await RollsyncProcess.run(["init", "--db", first, "--remote", remote, "--table", "notes"])
+        #expect(created.standardOutput.contains("Its 2 existing rows are not changes: send them once with `rollsync push-store"), "\(created.standardOutput)")
+        #expect(try await RollsyncProcess.run(["push-store", "--db", first]).status == 0)
+        let joined = try await RollsyncProcess.run(["init", "--db", second, "--remote", remote, "--table", "notes"])
+        #expect(joined.standardOutput.contains("Its 2 existing rows are published by its first sync"), "\(joined.standardOutput)")
+        // Written by another connection after init: a change made since the join, which wins.
+        try workspace.execute("INSERT INTO notes VALUES ('w', 'written after init'); UPDATE notes SET title = 'edited after init' WHERE id = 'z'", in: second)
+
+        let firstSync = try await RollsyncProcess.run(["sync", "--db", second])
+        #expect(firstSync.status == 0, "\(firstSync.standardError)")
+        #expect(firstSync.standardOutput.contains("installed whole store"), "\(firstSync.standardOutput)")
+        #expect(firstSync.standardOutput.contains("notes \"s\", held here before this database joined the document, took the document's version"))
+        for database in [first, second, first] {
+            #expect(try await RollsyncProcess.run(["sync", "--db", database]).status == 0)
+        }
+        let expected = ["s=first's version", "w=written after init", "x=old row", "z=edited after init"]
+        #expect(try workspace.notes(in: first) == expected)
+        #expect(try workspace.notes(in: second) == expected)
+        for database in [first, second] {
+            let quiet = try await RollsyncProcess.run(["sync", "--db", database, "--json"])
+            #expect(try quiet.jsonObjects().first?["pushedChanges"] as? Int == 0, "a quiet system stops pushing")
+        }
+    }
+
     @Test("push-store and pull-store print one progress line per phase when standard error is not a terminal")
     func wholeStoreProgressLines() async throws {
         let workspace = try Workspace()

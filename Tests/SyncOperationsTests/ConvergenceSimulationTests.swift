@@ -7,8 +7,11 @@ import Testing
 
 /// Seeded random operations on several clients — inserts, conflicting updates, deletes, keys
 /// deleted and created again (concurrently, edited before their push), syncs in random order, some
-/// of them failing at a random remote call before or after its effect — then
-/// rounds of syncs until nothing moves: every database must be identical.
+/// of them failing at a random remote call before or after its effect, whole stores uploaded —
+/// then rounds of syncs until nothing moves: every database must be identical. Clients start with
+/// rows of their own, some with a key another client holds too (Docs/Conflicts.md, "Joining with
+/// rows of its own"): the first creates the document and uploads a whole store of its rows (on
+/// most seeds), the others join whenever their first sync comes; none of those rows may be lost.
 ///
 /// The normal suite runs a few seeds; `ROLLSYNC_SIMULATION_SEEDS=<n>` runs seeds 1…n with longer
 /// histories instead, and `ROLLSYNC_SIMULATION_SEED=<n>` together with it replays seed n alone.
@@ -128,12 +131,33 @@ struct ConvergenceSimulationTests {
         let remote = try TestRemote(.memory)
         let memory = try remote.faults
         let clientCount = 3 + Int(random.next() % 3)
+        // Rows each database holds before it syncs: `p<client>-<n>` of its own, and sometimes
+        // `shared`, with a title of its own. Without a whole store of them (one seed in four),
+        // the first client holds none: a creator's rows reach the others only through a store.
+        let creatorUploads = random.next() % 4 != 0
+        var heldBeforeJoining: [String: String] = [:]
+        var holdsShared = false
         let clients = try (0..<clientCount).map { index in
-            try TestClient(
-                "client-\(index)", remote: remote.store, schema: schema, tables: tables,
+            var rows = ""
+            if index > 0 || creatorUploads {
+                for number in 0..<Int(random.next() % 3) {
+                    heldBeforeJoining["p\(index)-\(number)"] = "held by client-\(index) before joining"
+                }
+                if random.next() % 2 == 0 {
+                    holdsShared = true
+                    rows += "INSERT INTO item (id, title, amount, owner) VALUES ('shared', 'client-\(index)''s version', 1, 'client-\(index)');"
+                }
+            }
+            for (key, title) in heldBeforeJoining where key.hasPrefix("p\(index)-") {
+                rows += "INSERT INTO item (id, title, amount, owner) VALUES ('\(key)', '\(title)', 0, 'client-\(index)');"
+            }
+            return try TestClient(
+                "client-\(index)", remote: remote.store, schema: schema + rows, tables: tables,
                 lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index)
             )
         }
+        try await clients[0].sync()
+        if creatorUploads { _ = try await clients[0].manager.uploadWholeStore() }
         var created = 0
         var syncs = 0
         var conflicts = 0
@@ -193,6 +217,8 @@ struct ConvergenceSimulationTests {
                 }
             case 10:
                 break
+            case 8 where random.next() % 3 == 0:
+                _ = try await client.manager.uploadWholeStore()
             case 7:
                 // A sync that fails at some remote call; a later sync must make up for it.
                 let primitive = InMemoryRemoteStore.Primitive.allCases[Int(random.next() % 7)]
@@ -223,6 +249,13 @@ struct ConvergenceSimulationTests {
             let differences = Set(dump).symmetricDifference(reference).sorted().prefix(6)
             #expect(dump == reference, "seed \(seed): \(client.name) differs from client-0: \(differences)")
         }
+        let heldRows = try await clients[0].database.read { db in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, title FROM item WHERE id LIKE 'p%' OR id = 'shared'").map {
+                ($0["id"] as String, $0["title"] as String)
+            })
+        }
+        #expect(heldRows.filter { $0.key != "shared" } == heldBeforeJoining, "seed \(seed): rows held before joining were lost or changed")
+        #expect(heldRows["shared"] != nil || !holdsShared, "seed \(seed): the key several clients held before joining was lost")
         #expect(syncs > 0 && (failedSyncs > 0 || steps < 150))
         // Long histories always hold conflicting edits; a short one may not.
         #expect(conflicts > 0 || steps < 150, "seed \(seed) produced no conflicting edits; the simulation should")

@@ -10,7 +10,9 @@ import Testing
 /// tags with a unique label (collisions the uniqueness rule decides, and a restore puts back), a join table keyed by two integer references (`WITHOUT ROWID` on even seeds), an event
 /// log without a primary key, and counters keyed by a `BIGINT` the app computes; foreign keys of
 /// every `ON DELETE` action; indexes by the app's own collation and function
-/// (``AppDefinitionsTests``). Clients insert with `NULL` ids all the time, so ids collide between
+/// (``AppDefinitionsTests``). Clients start with rows of their own at the same ids (Docs/Conflicts.md,
+/// "Joining with rows of its own"), the first uploading a whole store of its rows on most seeds.
+/// Clients insert with `NULL` ids all the time, so ids collide between
 /// clients constantly; they re-parent items, delete parents (SQLite cascades), sync in random order
 /// (some syncs failing at a random remote call), upload whole stores, re-base clients with
 /// unpushed changes on them and vacuum with retirement. Then rounds of syncs until nothing moves,
@@ -104,15 +106,39 @@ final class IntegerKeySimulation {
         let count = 3 + Int(random.next() % 2)
         clients = try (0..<count).map { index in
             try TestClient(
-                "client-\(index)", remote: remote.store, schema: IntegerKeySimulationTests.schema(joinTableWithoutRowid: seed % 2 == 0),
+                "client-\(index)", remote: remote.store,
+                schema: IntegerKeySimulationTests.schema(joinTableWithoutRowid: seed % 2 == 0)
+                    + (index > 0 || Self.creatorUploads(seed: seed) ? Self.rowsBeforeJoining(of: index, sharedLabel: (seed + UInt64(index)) % 3 == 0) : ""),
                 tables: IntegerKeySimulationTests.tables, lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index),
                 definitions: AppDefinitionsTests.define
             )
         }
+        for (index, client) in clients.enumerated() {
+            for (key, id) in try client.database.read(Self.rows) { inserted[key] = (index, id) }
+        }
+    }
+
+    /// Whether the first client creates the document from rows of its own and uploads a whole
+    /// store of them (three seeds in four); otherwise it holds none, and the others join a
+    /// document without a store.
+    static func creatorUploads(seed: UInt64) -> Bool { seed % 4 != 0 }
+
+    /// The rows client `index` holds before it syncs (Docs/Conflicts.md, "Joining with rows of its
+    /// own"): list 1 and an item in it, as on every other client, a tag of its own, and with
+    /// `sharedLabel` a tag whose unique label other clients may hold too.
+    static func rowsBeforeJoining(of index: Int, sharedLabel: Bool) -> String {
+        """
+        INSERT INTO list (id, name) VALUES (1, 'held by client-\(index)');
+        INSERT INTO item (list_id, title) VALUES (1, 'item held by client-\(index)');
+        INSERT INTO tag (label) VALUES ('tag of client-\(index)');
+        \(sharedLabel ? "INSERT INTO tag (label) VALUES ('common');" : "")
+        """
     }
 
     func run() async throws {
-        for index in clients.indices { try await sync(index) }
+        try await sync(0)
+        if Self.creatorUploads(seed: seed) { try await uploadWholeStore(from: 0) }
+        for index in clients.indices.dropFirst() { try await sync(index) }
         for number in 1...steps {
             step = number
             try await performStep()

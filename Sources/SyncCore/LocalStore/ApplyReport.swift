@@ -40,6 +40,11 @@ public struct ApplyReport: Sendable, Equatable {
         /// change published what its triggers wrote (Docs/Conflicts.md, "Your own triggers").
         /// Reported once per set (or re-base) and table.
         case appTriggerWritesSkipped(table: String, keys: [DatabaseValue])
+        /// This database held these rows before it first joined the document, and the document's
+        /// whole store has other values for the same keys: the document's version was kept, and
+        /// this database's values are in ``LocalStore/removedRows()`` (Docs/Conflicts.md,
+        /// "Joining with rows of its own"). Reported once per re-base and table.
+        case rowsHeldBeforeJoiningReplaced(table: String, keys: [DatabaseValue])
     }
 
     /// The applied set's identifier.
@@ -103,10 +108,19 @@ extension ApplyReport.Warning {
         case .unsyncedTableIgnored(let table):
             return "\(client ?? "another client") sent changes of \(table), which this database no longer syncs; they were ignored"
         case .appTriggerWritesSkipped(let table, let keys):
-            let shown = keys.prefix(3).map(\.readableText).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
-            return "this database's triggers tried to write \(table) \(shown) while changes from \(client ?? "another client") were written; "
+            return "this database's triggers tried to write \(table) \(Self.listed(keys)) while changes from \(client ?? "another client") were written; "
                 + "skipped, as the client that made the changes published what its triggers wrote"
+        case .rowsHeldBeforeJoiningReplaced(let table, let keys):
+            return "\(table) \(Self.listed(keys)), held here before this database joined the document, took the document's version; "
+                + "this database's values are kept in rollingsync_removed_rows"
         }
+    }
+}
+
+extension ApplyReport.Warning {
+    /// Up to three keys as people read them, and how many more there are.
+    fileprivate static func listed(_ keys: [DatabaseValue]) -> String {
+        keys.prefix(3).map(\.readableText).joined(separator: ", ") + (keys.count > 3 ? " and \(keys.count - 3) more" : "")
     }
 }
 

@@ -226,6 +226,12 @@ enum ChangeLog {
         try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?").execute(arguments: [tableID, key])
     }
 
+    /// Forgets the unpushed changes of one row logged at or before `clock` (stamped entries only).
+    static func dropChanges(key: DatabaseValue, tableID: Int64, upTo clock: HLCTimestamp, in db: Database) throws {
+        try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND clock <= ?")
+            .execute(arguments: [tableID, key, clock.databaseInteger])
+    }
+
     /// Forgets the unpushed edits of a column dropped from its table.
     static func dropEdits(ofColumn column: String, tableID: Int64, in db: Database) throws {
         try db.execute(

@@ -74,7 +74,10 @@ extension LocalStore {
                 _ = try ChangeLog.stamp(in: db)
                 let tables = try Self.syncedTables(in: db)
                 let triggerGuard = try AppTriggerGuard.install(for: tables, in: db)
-                var merge = WholeStoreMerge(db: db, tables: tables, localDatabaseID: databaseID, resolver: resolver, triggerGuard: triggerGuard)
+                var merge = WholeStoreMerge(
+                    db: db, tables: tables, localDatabaseID: databaseID, resolver: resolver, triggerGuard: triggerGuard,
+                    joinedAt: try LocalSyncState.joinedAt(in: db)
+                )
                 try merge.keepLocalRows()
                 try Self.checkSnapshotSchema(tables, in: db)
                 var result = try ChangeLog.withCaptureSuppressed(db) {

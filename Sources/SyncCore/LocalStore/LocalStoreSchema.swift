@@ -356,6 +356,10 @@ enum LocalStoreSchema {
         migrator.registerMigration("rollingsync v7: column sets") { db in
             try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN column_set INTEGER")
         }
+        // The clock of a first join, until its first whole-store install (``LocalSyncState``).
+        migrator.registerMigration("rollingsync v8: joining clock") { db in
+            try db.execute(sql: "ALTER TABLE rollingsync_registration ADD COLUMN joined_at_clock INTEGER")
+        }
         return migrator
     }
 }

@@ -6,8 +6,9 @@ import GRDB
 /// only reader and writer of those tables:
 ///
 /// - `rollingsync_registration`: one row; the document, this client's remote identifier, the
-///   integrity key adopted at registration, whether registration completed, and the names of this
-///   client's last-sync markers (so the next sync deletes them without a listing).
+///   integrity key adopted at registration, whether registration completed, the names of this
+///   client's last-sync markers (so the next sync deletes them without a listing), and the clock
+///   of a first join until the whole-store install that completes it.
 /// - `rollingsync_outgoing`: at most one row; the change set being pushed, recorded *before* its
 ///   upload, so a sync that fails with the upload's outcome unknown finds out on the next run
 ///   whether the set arrived (see ``OutgoingChangeSet``).
@@ -27,6 +28,11 @@ struct LocalSyncState: Sendable {
         /// Set when a whole store was installed: the next sync also lists this client's own change
         /// sets and applies those the store did not contain.
         var needsOwnSets: Bool
+        /// Set by a first join (see ``markRegistered(integrityKey:firstJoin:)``) until a whole store
+        /// is installed or the next sync finds none: the newest clock here at the join. Whatever
+        /// was logged here up to it predates the join and yields to the document's version of
+        /// the same row in that install (``WholeStoreMerge``).
+        var joinedAt: HLCTimestamp?
     }
 
     private let writer: any DatabaseWriter
@@ -61,7 +67,8 @@ struct LocalSyncState: Sendable {
                     isRegistered: row["registered"],
                     recentSyncMarkers: (row["recent_sync_markers"] as String?)?
                         .split(separator: "\n").map(String.init) ?? [],
-                    needsOwnSets: row["needs_own_sets"]
+                    needsOwnSets: row["needs_own_sets"],
+                    joinedAt: (row["joined_at_clock"] as Int64?).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
                 )
             }
         }
@@ -86,13 +93,48 @@ struct LocalSyncState: Sendable {
     }
 
     /// Records a completed registration with its integrity key.
-    func markRegistered(integrityKey: String) throws {
+    ///
+    /// A **first join** (`firstJoin`: this database never adopted an integrity key and joins a
+    /// document another client created) of a database that never applied a change set publishes
+    /// the rows its synced tables already hold: each is logged as an insert, in the same
+    /// transaction, and the log is stamped, so their clocks are this moment's. That clock is kept
+    /// (``Registration/joinedAt``), even with no rows, until the next sync has installed the
+    /// document's newest whole store (or found none): the rows that predate the creator's
+    /// registration are in no change set. In that install the rows logged up to the join yield
+    /// to the document's version of the same key; the rows the document lacks are pushed by
+    /// the sync. Without this, a joining client's own rows were neither changes nor in any store,
+    /// and installing a store removed them.
+    /// - Returns: the number of rows published.
+    @discardableResult
+    func markRegistered(integrityKey: String, firstJoin: Bool) throws -> Int {
         try write { db in
+            var published = 0
+            var joinedAt: Int64?
+            if firstJoin, try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM rollingsync_applied_sets)") == true {
+                for table in try LocalStore.syncedTables(in: db) {
+                    published += try ChangeLog.recordEveryRow(of: table, in: db)
+                }
+                _ = try ChangeLog.stamp(in: db)
+                joinedAt = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
+            }
             try db.execute(
-                sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1",
-                arguments: [integrityKey]
+                sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1, joined_at_clock = ?",
+                arguments: [integrityKey, joinedAt]
             )
+            return published
         }
+    }
+
+    /// Records that a first join is complete without a whole store (the document has none): the
+    /// rows it published are ordinary local changes from now on.
+    func finishJoining() throws {
+        try write { db in try db.execute(sql: "UPDATE rollingsync_registration SET joined_at_clock = NULL") }
+    }
+
+    /// The clock of a first join not completed yet (``Registration/joinedAt``), in `db`'s transaction.
+    static func joinedAt(in db: Database) throws -> HLCTimestamp? {
+        try Int64.fetchOne(db, sql: "SELECT joined_at_clock FROM rollingsync_registration")
+            .map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
     }
 
     /// Records that the registration must be checked again (the document was found reset or this
@@ -117,11 +159,11 @@ struct LocalSyncState: Sendable {
     }
 
     /// Records, in the caller's transaction `db`, that a whole store was installed: the outgoing
-    /// set is forgotten (its changes are pending again and go out in a new set) and the next sync
-    /// must also apply this client's own sets the store lacks.
+    /// set is forgotten (its changes are pending again and go out in a new set), the next sync
+    /// must also apply this client's own sets the store lacks, and a first join is complete.
     static func recordWholeStoreInstalled(in db: Database) throws {
         try db.execute(sql: "DELETE FROM rollingsync_outgoing")
-        try db.execute(sql: "UPDATE rollingsync_registration SET needs_own_sets = 1")
+        try db.execute(sql: "UPDATE rollingsync_registration SET needs_own_sets = 1, joined_at_clock = NULL")
     }
 
     /// The change set whose upload has started but is not known to have finished.

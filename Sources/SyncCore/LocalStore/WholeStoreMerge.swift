@@ -15,6 +15,12 @@ import GRDB
 ///   entry dropped); a decision against the later write is re-published with a new clock.
 /// - a local row that **collides** with a store row on a unique constraint follows the uniqueness
 ///   rule (the smaller key stays; the other is removed, saved and its deletion pushed).
+/// - in the install that completes a **first join** (``LocalSyncState/Registration/joinedAt``),
+///   what was logged here up to the join (the rows this database held before it, and any change
+///   made before it) yields to the document wherever the store has the key, as a row or as a
+///   deletion: those entries are dropped, and a local row whose values differ is saved
+///   (``ApplyReport/Warning/rowsHeldBeforeJoiningReplaced(table:keys:)``). Changes made since the
+///   join are merged as above.
 ///
 /// All writes here run with the capture triggers suppressed, so the kept log entries keep their
 /// clocks; re-published cells get new log entries. The one exception is the removal of a row that
@@ -28,12 +34,20 @@ struct WholeStoreMerge {
     private let uniqueConstraints: UniqueConstraints
     /// Skips the app triggers' writes to synced tables (see ``AppTriggerGuard``), if installed.
     private let triggerGuard: AppTriggerGuard?
+    /// The clock of the first join this install completes, if it does.
+    private let joinedAt: HLCTimestamp?
+    /// The keys of rows held before the join that took the document's version, by table.
+    private var replacedJoiningRows: [Int64: [DatabaseValue]] = [:]
     /// What the merge did.
     private(set) var installation = WholeStoreInstallation(appliedSetCount: 0, rebasedChanges: 0, updatesOfDeletedRows: [])
 
-    init(db: Database, tables: [SyncedTable], localDatabaseID: String, resolver: ConflictResolver, triggerGuard: AppTriggerGuard?) {
+    init(
+        db: Database, tables: [SyncedTable], localDatabaseID: String, resolver: ConflictResolver, triggerGuard: AppTriggerGuard?,
+        joinedAt: HLCTimestamp?
+    ) {
         self.db = db
         self.triggerGuard = triggerGuard
+        self.joinedAt = joinedAt
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
         self.localDatabaseID = localDatabaseID
         self.resolver = resolver
@@ -85,6 +99,10 @@ struct WholeStoreMerge {
         for table in tables.values {
             try db.execute(sql: "DROP TABLE IF EXISTS \(Self.localCopy(of: table))")
         }
+        for (tableID, keys) in replacedJoiningRows.sorted(by: { $0.key < $1.key }) {
+            guard let table = tables[tableID] else { continue }
+            installation.warnings.append(.rowsHeldBeforeJoiningReplaced(table: table.name, keys: keys))
+        }
     }
 
     private mutating func merge(key: DatabaseValue, pending: PendingRow, table: SyncedTable) throws {
@@ -93,6 +111,11 @@ struct WholeStoreMerge {
         let keyValues = try table.key.components(of: key)
         let local = try Row.fetchOne(db, sql: "SELECT * FROM \(Self.localCopy(of: table)) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))
         let stored = try Row.fetchOne(db, sql: "SELECT * FROM main.\(name) WHERE \(matchesKey)", arguments: StatementArguments(values: keyValues))
+        var pending = pending
+        if let joinedAt {
+            pending = try yieldToDocument(key: key, pending: pending, local: local, stored: stored, joinedAt: joinedAt, table: table)
+            if pending.isEmpty { return }
+        }
         guard let local else {
             // Deleted here and not pushed: the deletion stays pending and wins over the store's row,
             // unless the store's row was created after it (then, as when applied, the row stays
@@ -127,7 +150,6 @@ struct WholeStoreMerge {
             }
             return
         }
-        var pending = pending
         let created = try cellClock(table: table, key: key, column: LocalStoreSchema.rowClockColumn)
         if let local = pending.creationClock(columns: table.columns), let created,
             LastWriterWins.isNewer(created.clock, created.databaseID, than: local, localDatabaseID)
@@ -168,6 +190,38 @@ struct WholeStoreMerge {
             )
         }
         installation.rebasedChanges += 1
+    }
+
+    /// In the install that completes a first join, drops the entries logged up to the join of a
+    /// row whose key the store has (as a row, or as a tombstone), saving this database's row
+    /// where the store's differs or is deleted; a key the store lacks keeps its entries.
+    /// - Returns: the row's pending changes made since the join.
+    private mutating func yieldToDocument(
+        key: DatabaseValue, pending: PendingRow, local: Row?, stored: Row?, joinedAt: HLCTimestamp, table: SyncedTable
+    ) throws -> PendingRow {
+        if stored == nil, try !Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)", arguments: [table.id, key]
+        )! {
+            return pending
+        }
+        try ChangeLog.dropChanges(key: key, tableID: table.id, upTo: joinedAt, in: db)
+        var since = PendingRow()
+        since.insertClock = pending.insertClock.flatMap { $0 > joinedAt ? $0 : nil }
+        since.deleteClock = pending.deleteClock.flatMap { $0 > joinedAt ? $0 : nil }
+        since.columnClocks = pending.columnClocks.filter { $0.value > joinedAt }
+        // The values held before the join: those no write since has replaced (none, for a row
+        // created again since).
+        let heldColumns = since.insertClock == nil ? table.columns.filter { since.columnClocks[$0] == nil } : []
+        let differs = stored.map { stored in heldColumns.contains { (local?[$0] as DatabaseValue?) != (stored[$0] as DatabaseValue) } }
+            ?? (since.insertClock == nil)
+        if let local, differs {
+            try RemovedRow.save(
+                table: table.name, key: key, row: local,
+                reason: "this database held it before joining the document, whose version was kept", in: db
+            )
+            replacedJoiningRows[table.id, default: []].append(key)
+        }
+        return since
     }
 
     /// The store's clock and client of a cell's last write, if it recorded one.

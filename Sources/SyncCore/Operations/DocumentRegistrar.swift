@@ -17,7 +17,10 @@ import RemoteProtocol
 /// 3. Integrity key: its directory is listed (``IntegrityKeyFile``) and its key adopted. A key that differs from the
 ///    one this database adopted before means the document was recreated: the delegate decides;
 ///    unpushed local changes are **kept** either way (TICoreDataSync wiped them).
-/// 4. `SyncChanges/<client>/` is created, and the registration recorded in the database.
+/// 4. `SyncChanges/<client>/` is created, and the registration recorded in the database. A
+///    database that joins a document for the first time publishes the rows it already holds
+///    (``LocalSyncState/markRegistered(integrityKey:firstJoin:)``), and its next sync starts from
+///    the document's newest whole store.
 struct DocumentRegistrar {
     let application: ApplicationRegistration
     let remote: CodedRemote
@@ -79,13 +82,14 @@ struct DocumentRegistrar {
         if !ownDirectoryExists {
             try await remote.createDirectory(layout.changeSets(of: clientID))
         }
-        try state.markRegistered(integrityKey: key)
+        let published = try state.markRegistered(integrityKey: key, firstJoin: !created && local.integrityKey == nil)
         return DocumentRegistration(
             documentID: documentID,
             clientID: clientID,
             integrityKey: key,
             createdDocument: created,
             recreatedDeletedDocument: recreated,
+            publishedExistingRows: published,
             warnings: warnings
         )
     }

@@ -10,6 +10,11 @@ public struct DocumentRegistration: Sendable, Equatable {
     public var createdDocument: Bool
     /// True if it recreated a document another client had deleted.
     public var recreatedDeletedDocument: Bool
+    /// The rows the synced tables held when this database first joined a document another client
+    /// created (0 otherwise): they are logged as inserts and published by the next sync, except
+    /// those whose key the document's newest whole store already has, which take the document's
+    /// version (Docs/Conflicts.md, "Joining with rows of its own").
+    public var publishedExistingRows: Int
     /// Notices for the application (client removed, document reset).
     public var warnings: [SyncWarning]
 }

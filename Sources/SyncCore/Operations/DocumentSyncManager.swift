@@ -304,6 +304,16 @@ public actor DocumentSyncManager {
                 }
                 local = try state.registration()
             }
+            // A first join starts from the document's newest whole store, where the rows this
+            // database held before it yield to the document's version of the same key.
+            if let joining = local, joining.joinedAt != nil, let integrityKey = joining.integrityKey {
+                if let installed = try await installWholeStore(from: nil, integrityKey, application, remote) {
+                    report.recordInstalled(installed)
+                } else {
+                    try state.finishJoining()
+                }
+                local = try state.registration()
+            }
             guard let registration = local, let integrityKey = registration.integrityKey else {
                 throw SyncError(.notRegistered, "the registration of document \(documentID) was not recorded in the database")
             }

@@ -25,6 +25,7 @@ extension ApplyReport.Warning {
         case .droppedColumnIgnored(let table, let column): "droppedColumnIgnored(\(table).\(column))"
         case .unsyncedTableIgnored(let table): "unsyncedTableIgnored(\(table))"
         case .appTriggerWritesSkipped(let table, let keys): "appTriggerWritesSkipped(\(table), \(keys.count) rows)"
+        case .rowsHeldBeforeJoiningReplaced(let table, let keys): "rowsHeldBeforeJoiningReplaced(\(table), \(keys.count) rows)"
         }
     }
 }
