@@ -228,8 +228,8 @@ struct InitResult: CommandResult {
     var encrypted: Bool
     var createdApplication: Bool
     var createdDocument: Bool
-    /// The rows the synced tables held before `init`: a whole store carries a creator's; a joining
-    /// client's are published by its first sync.
+    /// The rows the synced tables held before `init`: a creator's first sync uploads them as a
+    /// whole store; a joining client's are published by its first sync.
     var rowsBeforeInit: Int
 
     /// A table left out, and why.
@@ -252,8 +252,8 @@ struct InitResult: CommandResult {
     private var rowsLines: [String] {
         guard rowsBeforeInit > 0 else { return [] }
         return createdDocument
-            ? ["Its \(rowsBeforeInit) existing rows are not changes: send them once with `rollsync push-store --db \(database)`;",
-               "  clients that join start from that whole store."]
+            ? ["Its \(rowsBeforeInit) existing rows are not changes: its first sync uploads them as a whole store,",
+               "  from which the clients that join start."]
             : ["Its \(rowsBeforeInit) existing rows are published by its first sync, which starts from the newest whole store;",
                "  where the document has the same key, its version is kept (this database's values go to rollingsync_removed_rows)."]
     }

@@ -43,6 +43,9 @@ struct SyncResult: CommandResult, Codable {
     /// The whole store the sync installed first (a first join, history vacuumed, a reset), as
     /// `<unit> of client <client>` (optional: absent when none was, and in older records).
     var installedWholeStore: String?
+    /// The whole store the sync uploaded last (after creating the document from a database that
+    /// held rows), as `<unit>` (optional: absent when none was, and in older records).
+    var uploadedWholeStore: String?
     var requests: Int
     /// The requests among ``requests`` that retried a call after a transient failure (optional:
     /// the last sync recorded by an older version has none).
@@ -77,6 +80,7 @@ struct SyncResult: CommandResult, Codable {
             return UpgradeLine(table: table, column: column, client: client.rawValue, changeSet: fileName)
         }
         installedWholeStore = report.wholeStoreInstalled.map { "\($0.unit.directoryName) of client \($0.client)" }
+        uploadedWholeStore = report.wholeStoreUploaded?.unit.directoryName
         requests = report.requests
         retriedRequests = report.retriedRequests
         bytesUploaded = report.bytesUploaded
@@ -100,10 +104,11 @@ struct SyncResult: CommandResult, Codable {
             + String(format: "%.2f s", seconds)
     }
 
-    /// The indented lines under the summary: the whole store installed, schema changes followed,
-    /// conflicts, warnings.
+    /// The indented lines under the summary: whole stores installed and uploaded, schema changes
+    /// followed, conflicts, warnings.
     var detailLines: [String] {
         var lines = installedWholeStore.map { ["  installed whole store \($0) first"] } ?? []
+        lines += uploadedWholeStore.map { ["  uploaded whole store \($0), from which joining clients start"] } ?? []
         lines += (schemaChanges ?? []).map { "  schema: \($0.text)" }
         lines += conflicts.map {
             "  conflict: \($0.table) \($0.key) \($0.column): here \($0.local), elsewhere \($0.remote) → kept \($0.kept)"

@@ -26,7 +26,9 @@ func openNotebook(database path: String, sharedFolder: String) async throws -> D
 
     // 4. The manager, one per database. From here on every change to `note` is captured, even
     //    offline; the first sync registers this device and the document (creating it if
-    //    needed) and pushes everything captured.
+    //    needed) and pushes everything captured. Rows `note` held before are synced too: the
+    //    device that creates the document uploads them as a whole store, the others start from
+    //    it and publish theirs (Conflicts.md, "Joining with rows of its own").
     return try await DocumentSyncManager.open(database: database, store: store, configuration: configuration)
 }
 

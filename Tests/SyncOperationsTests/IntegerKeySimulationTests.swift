@@ -11,7 +11,7 @@ import Testing
 /// log without a primary key, and counters keyed by a `BIGINT` the app computes; foreign keys of
 /// every `ON DELETE` action; indexes by the app's own collation and function
 /// (``AppDefinitionsTests``). Clients start with rows of their own at the same ids (Docs/Conflicts.md,
-/// "Joining with rows of its own"), the first uploading a whole store of its rows on most seeds.
+/// "Joining with rows of its own"), the first (whose first sync uploads them) on most seeds.
 /// Clients insert with `NULL` ids all the time, so ids collide between
 /// clients constantly; they re-parent items, delete parents (SQLite cascades), sync in random order
 /// (some syncs failing at a random remote call), upload whole stores, re-base clients with
@@ -108,7 +108,7 @@ final class IntegerKeySimulation {
             try TestClient(
                 "client-\(index)", remote: remote.store,
                 schema: IntegerKeySimulationTests.schema(joinTableWithoutRowid: seed % 2 == 0)
-                    + (index > 0 || Self.creatorUploads(seed: seed) ? Self.rowsBeforeJoining(of: index, sharedLabel: (seed + UInt64(index)) % 3 == 0) : ""),
+                    + (index > 0 || Self.creatorHoldsRows(seed: seed) ? Self.rowsBeforeJoining(of: index, sharedLabel: (seed + UInt64(index)) % 3 == 0) : ""),
                 tables: IntegerKeySimulationTests.tables, lastSyncRecordInterval: TestClient.lastSyncRecordInterval(ofSimulatedClient: index),
                 definitions: AppDefinitionsTests.define
             )
@@ -118,10 +118,10 @@ final class IntegerKeySimulation {
         }
     }
 
-    /// Whether the first client creates the document from rows of its own and uploads a whole
-    /// store of them (three seeds in four); otherwise it holds none, and the others join a
-    /// document without a store.
-    static func creatorUploads(seed: UInt64) -> Bool { seed % 4 != 0 }
+    /// Whether the first client creates the document from rows of its own, which its first sync
+    /// uploads as a whole store (three seeds in four); otherwise it holds none, and the others
+    /// join a document without a store.
+    static func creatorHoldsRows(seed: UInt64) -> Bool { seed % 4 != 0 }
 
     /// The rows client `index` holds before it syncs (Docs/Conflicts.md, "Joining with rows of its
     /// own"): list 1 and an item in it, as on every other client, a tag of its own, and with
@@ -136,8 +136,9 @@ final class IntegerKeySimulation {
     }
 
     func run() async throws {
-        try await sync(0)
-        if Self.creatorUploads(seed: seed) { try await uploadWholeStore(from: 0) }
+        let creation = try await sync(0)
+        #expect((creation.wholeStoreUploaded != nil) == Self.creatorHoldsRows(seed: seed), "\(label): a creator with rows uploads them")
+        if creation.wholeStoreUploaded != nil { uploaders.insert(0) }
         for index in clients.indices.dropFirst() { try await sync(index) }
         for number in 1...steps {
             step = number

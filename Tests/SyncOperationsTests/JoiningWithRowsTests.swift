@@ -23,13 +23,12 @@ struct JoiningWithRowsTests {
         INSERT INTO tag VALUES ('t-same', 'same label');
         """
 
-    /// Anna, who created the document from her rows and uploaded a whole store of them, and Ben,
-    /// whose database holds rows of its own and never synced.
+    /// Anna, who created the document from her rows (her first sync uploaded a whole store of
+    /// them), and Ben, whose database holds rows of its own and never synced.
     static func annaWithStoreAndBen() async throws -> (TestClient, TestClient) {
         let remote = try TestRemote(.memory)
         let anna = try TestClient("anna", remote: remote.store, schema: NotesSchema.sql + annaRows)
         try await anna.sync()
-        _ = try await anna.manager.uploadWholeStore()
         let ben = try TestClient("ben", remote: remote.store, schema: NotesSchema.sql + benRows)
         return (anna, ben)
     }
@@ -49,6 +48,21 @@ struct JoiningWithRowsTests {
             #expect(try !client.localStore.hasPendingChanges(), context)
             #expect(try await client.sync().pushedChanges == 0, "\(context): a last round pushes nothing")
         }
+    }
+
+    @Test("the creator's first sync uploads a whole store of the rows it held, once; a creator without rows uploads none")
+    func creatorUploadsItsRows() async throws {
+        let remote = try TestRemote(.memory)
+        let anna = try TestClient("anna", remote: remote.store, schema: NotesSchema.sql + Self.annaRows)
+        #expect(try await anna.manager.register().createdDocument)
+        let first = try await anna.sync()
+        #expect(first.wholeStoreUploaded != nil, "registered by register(), uploaded by the next sync")
+        #expect(first.pushedChanges == 0, "the rows travel in the store, not as changes")
+        #expect(try await anna.sync().wholeStoreUploaded == nil, "once")
+
+        let otherRemote = try TestRemote(.memory)
+        let empty = try TestClient("anna", remote: otherRemote.store)
+        #expect(try await empty.sync().wholeStoreUploaded == nil)
     }
 
     @Test("the first sync starts from the whole store; the joiner's rows reach everyone, a shared key takes the document's version")
@@ -110,7 +124,7 @@ struct JoiningWithRowsTests {
         let (anna, ben) = try await Self.annaWithStoreAndBen()
         try await ben.sync()
         try await Self.expectConvergedAndQuiet([anna, ben], "joined")
-        _ = try await anna.manager.uploadWholeStore()
+        _ = try await anna.manager.uploadWholeStore()  // with Ben's rows
         try await anna.application.removeClient(ben.name, from: TestClient.documentID)
         let again = try await ben.sync()
         #expect(again.wholeStoreInstalled != nil, "a removed client re-bases")
@@ -124,7 +138,6 @@ struct JoiningWithRowsTests {
         let remote = try TestRemote(.memory)
         let anna = try TestClient("anna", remote: remote.store, schema: schema + "INSERT INTO list VALUES (1, 'anna 1');", tables: ["list"])
         try await anna.sync()
-        _ = try await anna.manager.uploadWholeStore()
         let ben = try TestClient(
             "ben", remote: remote.store, schema: schema + "INSERT INTO list VALUES (1, 'ben 1'), (2, 'ben 2');", tables: ["list"]
         )

@@ -356,9 +356,13 @@ enum LocalStoreSchema {
         migrator.registerMigration("rollingsync v7: column sets") { db in
             try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN column_set INTEGER")
         }
-        // The clock of a first join, until its first whole-store install (``LocalSyncState``).
-        migrator.registerMigration("rollingsync v8: joining clock") { db in
-            try db.execute(sql: "ALTER TABLE rollingsync_registration ADD COLUMN joined_at_clock INTEGER")
+        // What a first registration leaves to the next sync (``LocalSyncState``): the clock of a
+        // join, until its whole-store install; a whole store to upload, after a creation from data.
+        migrator.registerMigration("rollingsync v8: first registration") { db in
+            try db.execute(sql: """
+                ALTER TABLE rollingsync_registration ADD COLUMN joined_at_clock INTEGER;
+                ALTER TABLE rollingsync_registration ADD COLUMN uploads_whole_store INTEGER NOT NULL DEFAULT 0;
+                """)
         }
         return migrator
     }

@@ -7,8 +7,8 @@ import GRDB
 ///
 /// - `rollingsync_registration`: one row; the document, this client's remote identifier, the
 ///   integrity key adopted at registration, whether registration completed, the names of this
-///   client's last-sync markers (so the next sync deletes them without a listing), and the clock
-///   of a first join until the whole-store install that completes it.
+///   client's last-sync markers (so the next sync deletes them without a listing), and what a
+///   first registration leaves to the next sync (a whole store to install or to upload).
 /// - `rollingsync_outgoing`: at most one row; the change set being pushed, recorded *before* its
 ///   upload, so a sync that fails with the upload's outcome unknown finds out on the next run
 ///   whether the set arrived (see ``OutgoingChangeSet``).
@@ -33,6 +33,10 @@ struct LocalSyncState: Sendable {
         /// was logged here up to it predates the join and yields to the document's version of
         /// the same row in that install (``WholeStoreMerge``).
         var joinedAt: HLCTimestamp?
+        /// Set when this database created the document while holding data (rows, or the history
+        /// of a document it synced before), until a whole store of it is uploaded: no change set
+        /// carries that data to the clients that join.
+        var uploadsWholeStore: Bool
     }
 
     private let writer: any DatabaseWriter
@@ -68,7 +72,8 @@ struct LocalSyncState: Sendable {
                     recentSyncMarkers: (row["recent_sync_markers"] as String?)?
                         .split(separator: "\n").map(String.init) ?? [],
                     needsOwnSets: row["needs_own_sets"],
-                    joinedAt: (row["joined_at_clock"] as Int64?).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
+                    joinedAt: (row["joined_at_clock"] as Int64?).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) },
+                    uploadsWholeStore: row["uploads_whole_store"]
                 )
             }
         }
@@ -94,6 +99,11 @@ struct LocalSyncState: Sendable {
 
     /// Records a completed registration with its integrity key.
     ///
+    /// A database that **created** the document (`created`) while its synced tables hold rows
+    /// the change log does not cover (rows that predate the registration of their table), or
+    /// after it applied change sets of a document it synced before, records that its next sync
+    /// uploads a whole store (``Registration/uploadsWholeStore``).
+    ///
     /// A **first join** (`firstJoin`: this database never adopted an integrity key and joins a
     /// document another client created) of a database that never applied a change set publishes
     /// the rows its synced tables already hold: each is logged as an insert, in the same
@@ -106,23 +116,40 @@ struct LocalSyncState: Sendable {
     /// and installing a store removed them.
     /// - Returns: the number of rows published.
     @discardableResult
-    func markRegistered(integrityKey: String, firstJoin: Bool) throws -> Int {
+    func markRegistered(integrityKey: String, created: Bool, firstJoin: Bool) throws -> Int {
         try write { db in
             var published = 0
             var joinedAt: Int64?
-            if firstJoin, try Bool.fetchOne(db, sql: "SELECT NOT EXISTS (SELECT 1 FROM rollingsync_applied_sets)") == true {
-                for table in try LocalStore.syncedTables(in: db) {
+            var uploadsWholeStore = false
+            let tables = try LocalStore.syncedTables(in: db)
+            let appliedSets = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_applied_sets)") == true
+            if created {
+                // Rows the log covers are pushed as changes; the others only a whole store carries.
+                uploadsWholeStore = try appliedSets || tables.contains { table in
+                    try Bool.fetchOne(db, sql: """
+                        SELECT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.isPresent())
+                            AND \(table.key.value()) NOT IN (SELECT row_key FROM rollingsync_changes WHERE table_id = ?))
+                        """, arguments: [table.id]) == true
+                }
+            } else if firstJoin, !appliedSets {
+                for table in tables {
                     published += try ChangeLog.recordEveryRow(of: table, in: db)
                 }
                 _ = try ChangeLog.stamp(in: db)
                 joinedAt = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
             }
             try db.execute(
-                sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1, joined_at_clock = ?",
-                arguments: [integrityKey, joinedAt]
+                sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1, joined_at_clock = ?, uploads_whole_store = ?",
+                arguments: [integrityKey, joinedAt, uploadsWholeStore]
             )
             return published
         }
+    }
+
+    /// Records that a whole store of this database was uploaded (see
+    /// ``Registration/uploadsWholeStore``).
+    func recordWholeStoreUploaded() throws {
+        try write { db in try db.execute(sql: "UPDATE rollingsync_registration SET uploads_whole_store = 0") }
     }
 
     /// Records that a first join is complete without a whole store (the document has none): the

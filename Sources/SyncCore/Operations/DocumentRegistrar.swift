@@ -18,9 +18,10 @@ import RemoteProtocol
 ///    one this database adopted before means the document was recreated: the delegate decides;
 ///    unpushed local changes are **kept** either way (TICoreDataSync wiped them).
 /// 4. `SyncChanges/<client>/` is created, and the registration recorded in the database. A
-///    database that joins a document for the first time publishes the rows it already holds
-///    (``LocalSyncState/markRegistered(integrityKey:firstJoin:)``), and its next sync starts from
-///    the document's newest whole store.
+///    database that joins a document for the first time publishes the rows it already holds, and
+///    its next sync starts from the document's newest whole store; one that created the document
+///    from data uploads a whole store of it after its next sync
+///    (``LocalSyncState/markRegistered(integrityKey:created:firstJoin:)``).
 struct DocumentRegistrar {
     let application: ApplicationRegistration
     let remote: CodedRemote
@@ -82,7 +83,7 @@ struct DocumentRegistrar {
         if !ownDirectoryExists {
             try await remote.createDirectory(layout.changeSets(of: clientID))
         }
-        let published = try state.markRegistered(integrityKey: key, firstJoin: !created && local.integrityKey == nil)
+        let published = try state.markRegistered(integrityKey: key, created: created, firstJoin: !created && local.integrityKey == nil)
         return DocumentRegistration(
             documentID: documentID,
             clientID: clientID,

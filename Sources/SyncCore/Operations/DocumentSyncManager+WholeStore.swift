@@ -20,7 +20,7 @@ extension DocumentSyncManager {
     public func uploadWholeStore(keepingHistoryFor: TimeInterval? = nil) async throws -> WholeStoreUpload {
         try await exclusively {
             for _ in 0..<3 {
-                _ = try await self.performSync()
+                _ = try await self.performSync(uploadingCreationStore: false)
                 let application = try await self.application.register()
                 guard let key = try self.state.registration()?.integrityKey else { continue }
                 if let upload = try await self.uploadSnapshot(application, key, application.remote, keepingHistoryFor: keepingHistoryFor) {
@@ -91,8 +91,8 @@ extension DocumentSyncManager {
         return installed
     }
 
-    /// Snapshots the database and uploads it; `nil` (nothing uploaded) if the snapshot holds
-    /// unpushed changes.
+    /// Snapshots the database and uploads it, recording that a creation's whole store is
+    /// uploaded; `nil` (nothing uploaded) if the snapshot holds unpushed changes.
     func uploadSnapshot(
         _ application: ApplicationRegistration, _ integrityKey: String, _ remote: CodedRemote, keepingHistoryFor: TimeInterval? = nil
     ) async throws -> WholeStoreUpload? {
@@ -117,10 +117,12 @@ extension DocumentSyncManager {
             throw SyncError(.local, "cannot take a snapshot of the local database: \(error)", underlying: error)
         }
         guard contents.pendingChanges == 0 else { return nil }
-        return try await WholeStoreUploader(
+        let upload = try await WholeStoreUploader(
             remote: remote, layout: application.layout.document(documentID), clientID: application.clientID, integrityKey: integrityKey,
             progress: { [broadcaster] in broadcaster.send($0) }, keepHistoryFor: keepingHistoryFor
         ).upload(snapshot: snapshot, appliedSetIDs: contents.appliedSetIDs, clock: clock)
+        try state.recordWholeStoreUploaded()
+        return upload
     }
 }
 

@@ -248,15 +248,16 @@ public actor DocumentSyncManager {
     }
 
     /// A sync, logged: its start, the schema changes it followed, and how it ended (see
-    /// ``performUnloggedSync(recording:)``). With `recording`, the sync writes this client's
+    /// ``performUnloggedSync(recording:uploadingCreationStore:)``). With `recording`, the sync writes this client's
     /// last-sync record even if it pushes nothing and the record is younger than
-    /// ``SyncConfiguration/lastSyncRecordInterval``.
-    func performSync(recording: Bool = false) async throws -> SyncReport {
+    /// ``SyncConfiguration/lastSyncRecordInterval``. Without `uploadingCreationStore`, the whole
+    /// store a creation from data owes is left to the caller, which uploads one itself.
+    func performSync(recording: Bool = false, uploadingCreationStore: Bool = true) async throws -> SyncReport {
         let logger = application.logger
         let start = ContinuousClock.now
         logger.debug("sync started", metadata: ["document": "\(documentID)"])
         do {
-            let report = try await performUnloggedSync(recording: recording)
+            let report = try await performUnloggedSync(recording: recording, uploadingCreationStore: uploadingCreationStore)
             for change in report.schemaChanges {
                 logger.notice("schema change followed", metadata: ["document": "\(documentID)", "change": "\(change)"])
             }
@@ -273,7 +274,7 @@ public actor DocumentSyncManager {
         }
     }
 
-    private func performUnloggedSync(recording: Bool) async throws -> SyncReport {
+    private func performUnloggedSync(recording: Bool, uploadingCreationStore: Bool) async throws -> SyncReport {
         var report = SyncReport()
         defer { broadcaster.send(SyncProgress(phase: .finished)) }
         var application = try await self.application.register()
@@ -286,7 +287,6 @@ public actor DocumentSyncManager {
         let counter = CountingRemoteStore(application.remote.store, logger: self.application.logger)
         var remote = application.remote.replacingStore(counter)
         var local = try state.registration()
-        var uploadAfterSync = false
         // A document found reset is registered again, once per reset; a second reset within the
         // same sync is reported rather than chased.
         for _ in 0..<3 {
@@ -294,11 +294,6 @@ public actor DocumentSyncManager {
                 broadcaster.send(SyncProgress(phase: .registering))
                 let registration = try await registerDocument(application, through: remote)
                 report.warnings += registration.warnings
-                // A document (re)created from a database that synced before: its history is in no
-                // change set of the new document, so a whole store carries it to the others.
-                if registration.createdDocument, try !localStore.appliedSetIDs().isEmpty {
-                    uploadAfterSync = true
-                }
                 if registration.needsWholeStore {
                     report.recordInstalled(try await installWholeStore(from: nil, registration.integrityKey, application, remote))
                 }
@@ -334,7 +329,9 @@ public actor DocumentSyncManager {
             )
             switch try await synchronizer.run(into: &report) {
             case .completed:
-                if uploadAfterSync {
+                // A document (re)created from data (rows that predate it, the history of a document
+                // this database synced before): no change set carries it, a whole store does.
+                if uploadingCreationStore, try state.registration()?.uploadsWholeStore == true {
                     report.wholeStoreUploaded = try await uploadSnapshot(application, integrityKey, remote)
                 }
                 report.finishedAt = Date()

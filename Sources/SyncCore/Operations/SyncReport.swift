@@ -45,15 +45,17 @@ public struct SyncReport: Sendable {
     /// When the sync ended.
     public var finishedAt = Date()
 
-    /// Creates an empty report.
-    /// The whole store this sync installed first (after a vacuum removed history it needed, or
-    /// after this client was removed or the document reset), with its re-based local changes.
+    /// The whole store this sync installed first (the first sync of a database that joined the
+    /// document, after a vacuum removed history it needed, or after this client was removed or
+    /// the document reset), with its re-based local changes.
     public var wholeStoreInstalled: WholeStoreDownload?
-    /// The whole store this sync uploaded: after it created or recreated the document from a
-    /// database that had synced before (a deleted document, removed remote data), so that the
-    /// other clients, which find the document reset, re-base on it.
+    /// The whole store this sync uploaded: after it created the document from a database that
+    /// held rows (their only carrier to the clients that join), or recreated it from a database
+    /// that had synced before (a deleted document, removed remote data), so that the other
+    /// clients, which find the document reset, re-base on it.
     public var wholeStoreUploaded: WholeStoreUpload?
 
+    /// Creates an empty report.
     package init() {}
 
     /// Records a whole store this sync installed, with the conflicts and rule effects of merging
