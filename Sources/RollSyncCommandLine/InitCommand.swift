@@ -111,11 +111,6 @@ struct InitCommand: AsyncParsableCommand {
             try await queue.write { db in try configured.write(to: db) }
             let document = try SyncSession.makeDocument(application: application, settings: settings, localStore: localStore)
             let documentRegistration = try await document.register()
-            let rowsBeforeInit = documentRegistration.createdDocument
-                ? try await queue.read { db in
-                    try tableNames.reduce(0) { $0 + (try Int.fetchOne(db, sql: "SELECT count(*) FROM \($1.quotedDatabaseIdentifier)") ?? 0) }
-                }
-                : documentRegistration.publishedExistingRows
 
             try output.console.emit(
                 InitResult(
@@ -129,7 +124,7 @@ struct InitCommand: AsyncParsableCommand {
                     encrypted: settings.encrypted,
                     createdApplication: registration.createdApplication,
                     createdDocument: documentRegistration.createdDocument,
-                    rowsBeforeInit: rowsBeforeInit
+                    rowsBeforeInit: documentRegistration.existingRows
                 )
             )
         }

@@ -54,10 +54,14 @@ struct JoiningWithRowsTests {
     func creatorUploadsItsRows() async throws {
         let remote = try TestRemote(.memory)
         let anna = try TestClient("anna", remote: remote.store, schema: NotesSchema.sql + Self.annaRows)
-        #expect(try await anna.manager.register().createdDocument)
+        // Edits logged after set-up cover none of the rows: updates of rows no one received.
+        try anna.execute("UPDATE tag SET label = label || ', edited'")
+        let registration = try await anna.manager.register()
+        #expect(registration.createdDocument && registration.existingRows == 3)
+        #expect(try await anna.manager.register().existingRows == 0, "registering again keeps what the first left to the sync")
         let first = try await anna.sync()
         #expect(first.wholeStoreUploaded != nil, "registered by register(), uploaded by the next sync")
-        #expect(first.pushedChanges == 0, "the rows travel in the store, not as changes")
+        #expect(first.pushedChanges == 2, "the rows travel in the store; only the two edits are changes")
         #expect(try await anna.sync().wholeStoreUploaded == nil, "once")
 
         let otherRemote = try TestRemote(.memory)
@@ -83,12 +87,48 @@ struct JoiningWithRowsTests {
         #expect(try anna.localStore.removedRows().isEmpty, "identical rows and the document's own are not conflicts")
     }
 
+    @Test("registering again before the first sync keeps the join: the store is installed, the document's version kept")
+    func registeringAgainKeepsTheJoin() async throws {
+        let (anna, ben) = try await Self.annaWithStoreAndBen()
+        #expect(try await ben.manager.register().existingRows == 4)
+        #expect(try await ben.manager.register().existingRows == 0)
+        let first = try await ben.sync()
+        #expect(first.wholeStoreInstalled != nil)
+        #expect(try ben.value("SELECT label FROM tag WHERE id = 't-shared'") == "label by anna".databaseValue)
+        #expect(try ben.localStore.removedRows().map(\.key) == ["t-shared".databaseValue])
+        try await Self.expectConvergedAndQuiet([anna, ben], "registered twice")
+    }
+
+    @Test("a table or a column the whole store lacks keeps the joiner's values, and they are published")
+    func tablesAndColumnsTheStoreLacks() async throws {
+        let remote = try TestRemote(.memory)
+        // Anna's store syncs `folder` without its `color` column, and not `tag`.
+        let anna = try TestClient(
+            "anna", remote: remote.store, schema: NotesSchema.sql + "INSERT INTO folder VALUES ('f', 'Trips');", tables: ["folder"]
+        )
+        #expect(try await anna.sync().wholeStoreUploaded != nil)
+        let newer = NotesSchema.sql + "ALTER TABLE folder ADD COLUMN color TEXT;"
+        let ben = try TestClient(
+            "ben", remote: remote.store,
+            schema: newer + "INSERT INTO folder VALUES ('f', 'Trips', 'blue'); INSERT INTO tag VALUES ('t', 'travel');",
+            tables: ["folder", "tag"]
+        )
+        let first = try await ben.sync()
+        #expect(first.wholeStoreInstalled != nil)
+        #expect(first.pushedChanges == 2, "the tag, and the folder's color")
+        #expect(try ben.localStore.removedRows().isEmpty)
+        let carol = try TestClient("carol", remote: remote.store, schema: newer, tables: ["folder", "tag"])
+        try await carol.sync()
+        #expect(try carol.dump(tables: ["folder", "tag"]) == ben.dump(tables: ["folder", "tag"]))
+        #expect(try carol.value("SELECT color FROM folder WHERE id = 'f'") == "blue".databaseValue)
+    }
+
     @Test("registered first and then pulled, as rollsync init and pull-store do; an edit made after joining wins")
     func registeredThenPulled() async throws {
         let (anna, ben) = try await Self.annaWithStoreAndBen()
         let registration = try await ben.manager.register()
-        #expect(registration.publishedExistingRows == 4)
-        #expect(try await ben.manager.register().publishedExistingRows == 0, "registering again publishes nothing")
+        #expect(registration.existingRows == 4)
+        #expect(try await ben.manager.register().existingRows == 0, "registering again publishes nothing")
         try ben.execute("UPDATE tag SET label = 'edited by ben after joining' WHERE id = 't-shared'")
         let report = try await ben.manager.downloadWholeStore()
         #expect(report.wholeStoreInstalled != nil)

@@ -168,6 +168,20 @@ enum ChangeLog {
         return db.changesCount
     }
 
+    /// Counts the rows of `table` that have a key and no logged insert: rows that predate the
+    /// registration of the table, which no push carries (the log is read once, into a temporary
+    /// index, so this is one pass over the table).
+    static func countRowsWithoutLoggedInsert(of table: SyncedTable, in db: Database) throws -> Int {
+        try Int.fetchOne(
+            db,
+            sql: """
+                SELECT count(*) FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.isPresent()) AND \(table.key.value()) NOT IN
+                    (SELECT row_key FROM rollingsync_changes WHERE table_id = ? AND op = ?)
+                """,
+            arguments: [table.id, LocalStoreSchema.insertOperation]
+        ) ?? 0
+    }
+
     /// Logs an update of `column` for every row whose value is not `defaultValue` (SQL text of
     /// the column's default, `nil` for none), except rows whose key is NULL.
     /// - Returns: the number of rows logged.
@@ -226,10 +240,13 @@ enum ChangeLog {
         try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ?").execute(arguments: [tableID, key])
     }
 
-    /// Forgets the unpushed changes of one row logged at or before `clock` (stamped entries only).
-    static func dropChanges(key: DatabaseValue, tableID: Int64, upTo clock: HLCTimestamp, in db: Database) throws {
-        try db.cachedStatement(sql: "DELETE FROM rollingsync_changes WHERE table_id = ? AND row_key = ? AND clock <= ?")
-            .execute(arguments: [tableID, key, clock.databaseInteger])
+    /// Forgets the unpushed changes logged at or before `clock` (stamped entries only) of the rows
+    /// `table` lists (columns `table_id`, `row_key`), in one pass over the log.
+    static func dropChanges(upTo clock: HLCTimestamp, ofRowsListedIn table: String, in db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM rollingsync_changes WHERE clock <= ? AND (table_id, row_key) IN (SELECT table_id, row_key FROM \(table))",
+            arguments: [clock.databaseInteger]
+        )
     }
 
     /// Forgets the unpushed edits of a column dropped from its table.

@@ -76,7 +76,7 @@ extension LocalStore {
                 let triggerGuard = try AppTriggerGuard.install(for: tables, in: db)
                 var merge = WholeStoreMerge(
                     db: db, tables: tables, localDatabaseID: databaseID, resolver: resolver, triggerGuard: triggerGuard,
-                    joinedAt: try LocalSyncState.joinedAt(in: db)
+                    store: "rollingsync_snapshot", joinedAt: try LocalSyncState.joinedAt(in: db)
                 )
                 try merge.keepLocalRows()
                 try Self.checkSnapshotSchema(tables, in: db)

@@ -28,7 +28,7 @@ struct LocalSyncState: Sendable {
         /// Set when a whole store was installed: the next sync also lists this client's own change
         /// sets and applies those the store did not contain.
         var needsOwnSets: Bool
-        /// Set by a first join (see ``markRegistered(integrityKey:firstJoin:)``) until a whole store
+        /// Set by a first join (see ``markRegistered(integrityKey:created:firstJoin:)``) until a whole store
         /// is installed or the next sync finds none: the newest clock here at the join. Whatever
         /// was logged here up to it predates the join and yields to the document's version of
         /// the same row in that install (``WholeStoreMerge``).
@@ -72,7 +72,7 @@ struct LocalSyncState: Sendable {
                     recentSyncMarkers: (row["recent_sync_markers"] as String?)?
                         .split(separator: "\n").map(String.init) ?? [],
                     needsOwnSets: row["needs_own_sets"],
-                    joinedAt: (row["joined_at_clock"] as Int64?).map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) },
+                    joinedAt: Self.clock(row["joined_at_clock"]),
                     uploadsWholeStore: row["uploads_whole_store"]
                 )
             }
@@ -100,9 +100,9 @@ struct LocalSyncState: Sendable {
     /// Records a completed registration with its integrity key.
     ///
     /// A database that **created** the document (`created`) while its synced tables hold rows
-    /// the change log does not cover (rows that predate the registration of their table), or
-    /// after it applied change sets of a document it synced before, records that its next sync
-    /// uploads a whole store (``Registration/uploadsWholeStore``).
+    /// no logged insert covers (rows that predate the registration of their table), or after it
+    /// applied change sets of a document it synced before, records that its next sync uploads a
+    /// whole store (``Registration/uploadsWholeStore``): no change set carries that data.
     ///
     /// A **first join** (`firstJoin`: this database never adopted an integrity key and joins a
     /// document another client created) of a database that never applied a change set publishes
@@ -114,35 +114,29 @@ struct LocalSyncState: Sendable {
     /// to the document's version of the same key; the rows the document lacks are pushed by
     /// the sync. Without this, a joining client's own rows were neither changes nor in any store,
     /// and installing a store removed them.
-    /// - Returns: the number of rows published.
-    @discardableResult
+    ///
+    /// Registering again (neither a creation nor a first join) keeps what an earlier one left to
+    /// the next sync.
+    /// - Returns: the rows that predate this registration and that no change carried: those a
+    ///   creation's whole store carries, or those a first join published; 0 otherwise.
     func markRegistered(integrityKey: String, created: Bool, firstJoin: Bool) throws -> Int {
         try write { db in
-            var published = 0
-            var joinedAt: Int64?
-            var uploadsWholeStore = false
+            var existingRows = 0
             let tables = try LocalStore.syncedTables(in: db)
             let appliedSets = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_applied_sets)") == true
             if created {
-                // Rows the log covers are pushed as changes; the others only a whole store carries.
-                uploadsWholeStore = try appliedSets || tables.contains { table in
-                    try Bool.fetchOne(db, sql: """
-                        SELECT EXISTS (SELECT 1 FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.isPresent())
-                            AND \(table.key.value()) NOT IN (SELECT row_key FROM rollingsync_changes WHERE table_id = ?))
-                        """, arguments: [table.id]) == true
-                }
+                existingRows = try tables.reduce(0) { $0 + (try ChangeLog.countRowsWithoutLoggedInsert(of: $1, in: db)) }
+                try db.execute(
+                    sql: "UPDATE rollingsync_registration SET joined_at_clock = NULL, uploads_whole_store = ?",
+                    arguments: [appliedSets || existingRows > 0]
+                )
             } else if firstJoin, !appliedSets {
-                for table in tables {
-                    published += try ChangeLog.recordEveryRow(of: table, in: db)
-                }
+                existingRows = try tables.reduce(0) { $0 + (try ChangeLog.recordEveryRow(of: $1, in: db)) }
                 _ = try ChangeLog.stamp(in: db)
-                joinedAt = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state") ?? 0
+                try db.execute(sql: "UPDATE rollingsync_registration SET joined_at_clock = (SELECT clock FROM rollingsync_state)")
             }
-            try db.execute(
-                sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1, joined_at_clock = ?, uploads_whole_store = ?",
-                arguments: [integrityKey, joinedAt, uploadsWholeStore]
-            )
-            return published
+            try db.execute(sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1", arguments: [integrityKey])
+            return existingRows
         }
     }
 
@@ -160,8 +154,12 @@ struct LocalSyncState: Sendable {
 
     /// The clock of a first join not completed yet (``Registration/joinedAt``), in `db`'s transaction.
     static func joinedAt(in db: Database) throws -> HLCTimestamp? {
-        try Int64.fetchOne(db, sql: "SELECT joined_at_clock FROM rollingsync_registration")
-            .map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
+        clock(try Int64.fetchOne(db, sql: "SELECT joined_at_clock FROM rollingsync_registration"))
+    }
+
+    /// A clock as the registration row stores it.
+    private static func clock(_ value: Int64?) -> HLCTimestamp? {
+        value.map { HLCTimestamp(rawValue: UInt64(bitPattern: $0)) }
     }
 
     /// Records that the registration must be checked again (the document was found reset or this

@@ -18,9 +18,10 @@ import GRDB
 /// - in the install that completes a **first join** (``LocalSyncState/Registration/joinedAt``),
 ///   what was logged here up to the join (the rows this database held before it, and any change
 ///   made before it) yields to the document wherever the store has the key, as a row or as a
-///   deletion: those entries are dropped, and a local row whose values differ is saved
-///   (``ApplyReport/Warning/rowsHeldBeforeJoiningReplaced(table:keys:)``). Changes made since the
-///   join are merged as above.
+///   deletion, in a table the store syncs: those entries are dropped, and a local row whose values
+///   differ is saved (``ApplyReport/Warning/rowsHeldBeforeJoiningReplaced(table:keys:)``); its
+///   values in columns the store lacks are published. Changes made since the join are merged as
+///   above.
 ///
 /// All writes here run with the capture triggers suppressed, so the kept log entries keep their
 /// clocks; re-published cells get new log entries. The one exception is the removal of a row that
@@ -34,19 +35,30 @@ struct WholeStoreMerge {
     private let uniqueConstraints: UniqueConstraints
     /// Skips the app triggers' writes to synced tables (see ``AppTriggerGuard``), if installed.
     private let triggerGuard: AppTriggerGuard?
+    /// The schema the store is attached as.
+    private let store: String
     /// The clock of the first join this install completes, if it does.
     private let joinedAt: HLCTimestamp?
+    /// For a first join: the columns (lowercased) of each synced table the store holds, `nil` for
+    /// a table it does not sync; read once per table.
+    private var storeColumns: [Int64: Set<String>?] = [:]
     /// The keys of rows held before the join that took the document's version, by table.
     private var replacedJoiningRows: [Int64: [DatabaseValue]] = [:]
+    /// The rows whose entries logged up to the join are dropped once the merge is done.
+    private static let yieldedRows = "temp.rollingsync_yielded_rows"
     /// What the merge did.
     private(set) var installation = WholeStoreInstallation(appliedSetCount: 0, rebasedChanges: 0, updatesOfDeletedRows: [])
 
+    /// - Parameters:
+    ///   - store: the schema the installed store is attached as.
+    ///   - joinedAt: the clock of the first join the install completes (``LocalSyncState``).
     init(
         db: Database, tables: [SyncedTable], localDatabaseID: String, resolver: ConflictResolver, triggerGuard: AppTriggerGuard?,
-        joinedAt: HLCTimestamp?
+        store: String, joinedAt: HLCTimestamp?
     ) {
         self.db = db
         self.triggerGuard = triggerGuard
+        self.store = store
         self.joinedAt = joinedAt
         self.tables = Dictionary(uniqueKeysWithValues: tables.map { ($0.id, $0) })
         self.localDatabaseID = localDatabaseID
@@ -79,6 +91,9 @@ struct WholeStoreMerge {
 
     /// Merges every row with unpushed changes into the installed store, then drops the copies.
     mutating func mergePendingChanges() throws {
+        if joinedAt != nil {
+            try db.execute(sql: "DROP TABLE IF EXISTS \(Self.yieldedRows); CREATE TABLE \(Self.yieldedRows) (table_id INTEGER, row_key)")
+        }
         let rows = try Row.fetchAll(db, sql: """
             SELECT table_id, row_key, op, coalesce(column_name, '') AS column_name, max(clock) AS clock
             FROM rollingsync_changes GROUP BY table_id, row_key, op, coalesce(column_name, '')
@@ -98,6 +113,10 @@ struct WholeStoreMerge {
         }
         for table in tables.values {
             try db.execute(sql: "DROP TABLE IF EXISTS \(Self.localCopy(of: table))")
+        }
+        if let joinedAt {
+            try ChangeLog.dropChanges(upTo: joinedAt, ofRowsListedIn: Self.yieldedRows, in: db)
+            try db.execute(sql: "DROP TABLE \(Self.yieldedRows)")
         }
         for (tableID, keys) in replacedJoiningRows.sorted(by: { $0.key < $1.key }) {
             guard let table = tables[tableID] else { continue }
@@ -192,19 +211,23 @@ struct WholeStoreMerge {
         installation.rebasedChanges += 1
     }
 
-    /// In the install that completes a first join, drops the entries logged up to the join of a
-    /// row whose key the store has (as a row, or as a tombstone), saving this database's row
-    /// where the store's differs or is deleted; a key the store lacks keeps its entries.
+    /// In the install that completes a first join, yields what was logged here up to the join
+    /// wherever the store has the row's key (as a row, or as a tombstone) in a table it syncs:
+    /// those entries are dropped when the merge is done, and this database's row is saved where
+    /// a value it held before the join differs from the store's (or the store deleted the row).
+    /// A column the store lacks keeps this database's value, which is logged again as an edit.
+    /// A key the store lacks keeps its entries.
     /// - Returns: the row's pending changes made since the join.
     private mutating func yieldToDocument(
         key: DatabaseValue, pending: PendingRow, local: Row?, stored: Row?, joinedAt: HLCTimestamp, table: SyncedTable
     ) throws -> PendingRow {
-        if stored == nil, try !Bool.fetchOne(
+        guard let documentColumns = try storeColumns(of: table) else { return pending }
+        if stored == nil, try Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_tombstones WHERE table_id = ? AND row_key = ?)", arguments: [table.id, key]
-        )! {
+        ) != true {
             return pending
         }
-        try ChangeLog.dropChanges(key: key, tableID: table.id, upTo: joinedAt, in: db)
+        try db.cachedStatement(sql: "INSERT INTO \(Self.yieldedRows) VALUES (?, ?)").execute(arguments: [table.id, key])
         var since = PendingRow()
         since.insertClock = pending.insertClock.flatMap { $0 > joinedAt ? $0 : nil }
         since.deleteClock = pending.deleteClock.flatMap { $0 > joinedAt ? $0 : nil }
@@ -212,7 +235,13 @@ struct WholeStoreMerge {
         // The values held before the join: those no write since has replaced (none, for a row
         // created again since).
         let heldColumns = since.insertClock == nil ? table.columns.filter { since.columnClocks[$0] == nil } : []
-        let differs = stored.map { stored in heldColumns.contains { (local?[$0] as DatabaseValue?) != (stored[$0] as DatabaseValue) } }
+        if local != nil, stored != nil {
+            for column in heldColumns where !documentColumns.contains(column.lowercased()) {
+                try ChangeLog.republish(column, key: key, tableID: table.id, in: db)
+            }
+        }
+        let compared = heldColumns.filter { documentColumns.contains($0.lowercased()) }
+        let differs = stored.map { stored in compared.contains { (local?[$0] as DatabaseValue?) != (stored[$0] as DatabaseValue) } }
             ?? (since.insertClock == nil)
         if let local, differs {
             try RemovedRow.save(
@@ -222,6 +251,21 @@ struct WholeStoreMerge {
             replacedJoiningRows[table.id, default: []].append(key)
         }
         return since
+    }
+
+    /// The columns (lowercased) the store has for `table`, `nil` if the store does not sync it.
+    private mutating func storeColumns(of table: SyncedTable) throws -> Set<String>? {
+        if let known = storeColumns[table.id] { return known }
+        let synced = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM \(store).rollingsync_tables WHERE name = ? COLLATE NOCASE)", arguments: [table.name]
+        ) == true
+        let columns = synced
+            ? Set(try String.fetchAll(
+                db, sql: "SELECT lower(name) FROM pragma_table_xinfo(?, ?) WHERE hidden = 0", arguments: [table.name, store]
+            ))
+            : nil
+        storeColumns[table.id] = .some(columns)
+        return columns
     }
 
     /// The store's clock and client of a cell's last write, if it recorded one.

@@ -83,14 +83,14 @@ struct DocumentRegistrar {
         if !ownDirectoryExists {
             try await remote.createDirectory(layout.changeSets(of: clientID))
         }
-        let published = try state.markRegistered(integrityKey: key, created: created, firstJoin: !created && local.integrityKey == nil)
+        let existingRows = try state.markRegistered(integrityKey: key, created: created, firstJoin: !created && local.integrityKey == nil)
         return DocumentRegistration(
             documentID: documentID,
             clientID: clientID,
             integrityKey: key,
             createdDocument: created,
             recreatedDeletedDocument: recreated,
-            publishedExistingRows: published,
+            existingRows: existingRows,
             warnings: warnings
         )
     }

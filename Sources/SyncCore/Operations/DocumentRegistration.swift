@@ -10,11 +10,12 @@ public struct DocumentRegistration: Sendable, Equatable {
     public var createdDocument: Bool
     /// True if it recreated a document another client had deleted.
     public var recreatedDeletedDocument: Bool
-    /// The rows the synced tables held when this database first joined a document another client
-    /// created (0 otherwise): they are logged as inserts and published by the next sync, except
-    /// those whose key the document's newest whole store already has, which take the document's
-    /// version (Docs/Conflicts.md, "Joining with rows of its own").
-    public var publishedExistingRows: Int
+    /// The rows that predate this registration and that no change carried (0 when registering
+    /// again): for a database that created the document, those its next sync uploads as a whole
+    /// store; for one that joined it for the first time, those it logged as inserts, published by
+    /// the next sync except where the document's newest whole store has the same key (the
+    /// document's version is kept; Docs/Conflicts.md, "Joining with rows of its own").
+    public var existingRows: Int
     /// Notices for the application (client removed, document reset).
     public var warnings: [SyncWarning]
 }
