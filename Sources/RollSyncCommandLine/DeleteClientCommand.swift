@@ -7,7 +7,11 @@ struct DeleteClientCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete-client",
         abstract: "Remove another client from this database's document (or, with --everywhere, from the application).",
-        discussion: "Remove only clients that are gone for good: their change sets that others have not applied yet are lost for those."
+        discussion: """
+            Remove only clients that are gone for good: their change sets that others have not applied yet are missing there \
+            until the removed client syncs again (it then registers again and publishes once more what it wrote), and for good \
+            if it never does.
+            """
     )
 
     @OptionGroup var target: SessionOptions

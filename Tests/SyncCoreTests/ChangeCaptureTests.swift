@@ -6,6 +6,26 @@ import TestSupport
 
 @Suite("Change capture")
 struct ChangeCaptureTests {
+    @Test("entries logged already stamped, with older clocks, after unstamped ones never hold the clock back")
+    func stampedEntriesAmongUnstampedOnes() throws {
+        let database = try TemporaryDatabase()
+        try database.pool.write { db in
+            // The clock runs ahead of the wall clock (it observed a client whose clock does).
+            try db.execute(sql: "UPDATE rollingsync_state SET clock = clock + (1 << 40)")
+            try db.execute(sql: "INSERT INTO items (id, name) VALUES ('new', 'logged unstamped')")
+            // Then a write published long ago, logged again with its clock (as a client removed
+            // from its document does when it registers again).
+            try db.execute(sql: """
+                INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op)
+                SELECT julianday(), 5, id, 'old', ? FROM rollingsync_tables WHERE name = 'items'
+                """, arguments: [LocalStoreSchema.insertOperation])
+            _ = try ChangeLog.stamp(in: db)
+            let newest = try Int64.fetchOne(db, sql: "SELECT max(clock) FROM rollingsync_changes")
+            let state = try Int64.fetchOne(db, sql: "SELECT clock FROM rollingsync_state")
+            #expect(newest != nil && state == newest, "the clock is the newest one stamped, not the last entry's")
+        }
+    }
+
     @Test("an insert captures every SQLite value type, including NULL, large BLOB and unicode TEXT")
     func insertCapturesAllValueTypes() throws {
         let database = try TemporaryDatabase()

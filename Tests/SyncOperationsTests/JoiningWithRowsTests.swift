@@ -159,17 +159,28 @@ struct JoiningWithRowsTests {
         try await Self.expectConvergedAndQuiet([anna, ben], "a later re-base")
     }
 
-    @Test("a client removed and registered again publishes nothing again")
-    func reRegistrationPublishesNothing() async throws {
+    @Test("a client removed and registered again is no joiner: it publishes its own writes again, which change nothing")
+    func reRegistrationIsNoJoin() async throws {
         let (anna, ben) = try await Self.annaWithStoreAndBen()
         try await ben.sync()
         try await Self.expectConvergedAndQuiet([anna, ben], "joined")
         _ = try await anna.manager.uploadWholeStore()  // with Ben's rows
+        let before = try anna.dump()
+        let written = try ben.value("""
+            SELECT (SELECT count(DISTINCT table_id || ' ' || row_key) FROM rollingsync_cell_clocks
+                    WHERE writer = (SELECT number FROM rollingsync_writers JOIN rollingsync_state ON database_id = client_id))
+                 + (SELECT count(*) FROM rollingsync_tombstones)
+            """)
+        #expect(written == 2.databaseValue, "the rows Ben held before joining that the document lacked")
+        let saved = try ben.localStore.removedRows().count
         try await anna.application.removeClient(ben.name, from: TestClient.documentID)
         let again = try await ben.sync()
         #expect(again.wholeStoreInstalled != nil, "a removed client re-bases")
-        #expect(again.pushedChanges == 0, "its rows are the document's already")
+        // Ben's two, and Anna's three from before the document, which only whole stores carried.
+        #expect(again.pushedChanges == 2 + 3)
+        #expect(try ben.localStore.removedRows().count == saved, "nothing yields as at a first join")
         try await Self.expectConvergedAndQuiet([anna, ben], "registered again")
+        #expect(try anna.dump() == before)
     }
 
     @Test("integer keys: both clients' row 1 are kept, and the joiner's rows keep their ids")

@@ -38,7 +38,7 @@ struct SourceStructureTests {
         }
         #expect(migrations == [
             "rollingsync v1", "rollingsync v2: removed rows", "rollingsync v3: schema evolution", "rollingsync v4: row identities",
-            "rollingsync v5: logged rowids", "rollingsync v6: writer numbers", "rollingsync v7: column sets", "rollingsync v8: first registration", "rollingsync_registration",
+            "rollingsync v5: logged rowids", "rollingsync v6: writer numbers", "rollingsync v7: column sets", "rollingsync v8: first registration", "rollingsync v9: publishing again", "rollingsync_registration",
             "rollingsync_registration own sets",
         ], "the release's migrations moved to RollingSync's own table, and the new ones ran")
         let numberedClocks = try database.read { db in

@@ -14,8 +14,10 @@ import GRDB
 ///
 /// **Entries.** Besides the triggers, entries are added when a table is registered (every row,
 /// as an insert), when a column is added (every row with a value, as an update), when an outcome
-/// goes against the later write (``republish(_:key:tableID:in:)``) and when the engine removes a
-/// row as a local deletion (``recordDeletion(key:tableID:in:)``). A trigger's update entry names
+/// goes against the later write (``republish(_:key:tableID:in:)``), when the engine removes a
+/// row as a local deletion (``recordDeletion(key:tableID:in:)``), and when a database registers
+/// again after its change sets were deleted (``recordPublishedWrites(of:databaseID:in:)``: its
+/// published writes, already stamped with their original clocks). A trigger's update entry names
 /// every column the update changed (``columnSet(group:changed:)``); ``stamp(in:)`` spells it out as
 /// one entry per column, the one shape everything after it reads. Entries leave when pushed
 /// (``retire(upTo:setID:databaseID:changeCount:maximumClock:in:)``), superseded or discarded.
@@ -61,7 +63,7 @@ enum ChangeLog {
                 ) AS stamped
                 WHERE rollingsync_changes.seq = stamped.seq;
                 UPDATE rollingsync_state SET clock = max(clock, coalesce(
-                    (SELECT clock FROM rollingsync_changes ORDER BY seq DESC LIMIT 1), 0));
+                    (SELECT max(clock) FROM rollingsync_changes WHERE seq >= ?), 0));
                 WITH positions AS MATERIALIZED (
                     SELECT t.id AS table_id, j.key / \(columnsPerGroup) AS grp, j.key % \(columnsPerGroup) AS bit, j.value AS name
                     FROM rollingsync_tables AS t, json_each(t.columns) AS j)
@@ -72,7 +74,7 @@ enum ChangeLog {
                 WHERE c.seq >= ? AND c.column_set IS NOT NULL;
                 DELETE FROM rollingsync_changes WHERE seq >= ? AND column_set IS NOT NULL;
                 """,
-            arguments: [first, first, first, first]
+            arguments: [first, first, first, first, first]
         )
         return try Int64.fetchOne(db, sql: "SELECT max(seq) FROM rollingsync_changes")
     }
@@ -196,6 +198,71 @@ enum ChangeLog {
             arguments: [table.id, LocalStoreSchema.updateOperation, column]
         )
         return db.changesCount
+    }
+
+    /// Logs again, each with its original clock, the writes this database published that still
+    /// stand here: every creation and cell edit of an existing row whose current clock was written
+    /// by `databaseID` (applied clocks folded first, for its own sets applied back after an
+    /// install), every deletion (a tombstone does not record its writer; another client's deletion
+    /// logged again with its own clock does where it arrives what that deletion does anyway), and every row no
+    /// creation clock covers, as an insert at clock 0, older than any write: rows that predate
+    /// the document, which only whole stores carried, and this database's were deleted with it.
+    ///
+    /// For a database that registers again after another client removed it from the document,
+    /// which deleted its change sets and whole stores: the clients that applied those
+    /// sets hold their rows and the others never will, and the re-base would drop them here. With
+    /// the original clocks, every later write of another client, a deletion included, still wins
+    /// over them wherever it arrives. Writes some whole store holds are logged too: a client that
+    /// applied the sets of the document and never installs that store needs them.
+    /// - Returns: the number of entries logged.
+    static func recordPublishedWrites(of tables: [SyncedTable], databaseID: String, in db: Database) throws -> Int {
+        try LocalStoreSchema.compactAppliedClocks(in: db)
+        let writer = try Int64.fetchOne(db, sql: "SELECT number FROM rollingsync_writers WHERE database_id = ?", arguments: [databaseID])
+        let before = db.totalChangesCount
+        for table in tables {
+            if let writer {
+                let columns = String(decoding: try JSONEncoder().encode(table.columns), as: UTF8.self)
+                try db.execute(
+                    sql: """
+                        INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op, column_name, republished)
+                        SELECT \(LocalStoreSchema.wallClockReading), c.clock, c.table_id, c.row_key,
+                               iif(c.column_name = ?, ?, ?), nullif(c.column_name, ?), 1
+                        FROM rollingsync_cell_clocks AS c
+                        WHERE c.table_id = ? AND c.writer = ?
+                          AND (c.column_name = ? OR c.column_name IN (SELECT value FROM json_each(?)))
+                          AND c.row_key IN (SELECT \(table.key.value()) FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.isPresent()))
+                        """,
+                    arguments: [
+                        LocalStoreSchema.rowClockColumn, LocalStoreSchema.insertOperation, LocalStoreSchema.updateOperation,
+                        LocalStoreSchema.rowClockColumn, table.id, writer, LocalStoreSchema.rowClockColumn, columns,
+                    ]
+                )
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op, column_name, republished)
+                    SELECT \(LocalStoreSchema.wallClockReading), clock, table_id, row_key, ?, NULL, 1
+                    FROM rollingsync_tombstones WHERE table_id = ?;
+                    INSERT INTO rollingsync_changes (wall, clock, table_id, row_key, op, column_name, republished)
+                    SELECT \(LocalStoreSchema.wallClockReading), 0, ?, r.row_key, ?, NULL, 1
+                    FROM (SELECT \(table.key.value()) AS row_key FROM main.\(table.name.sqlIdentifier) WHERE \(table.key.isPresent())) AS r
+                    WHERE NOT EXISTS (SELECT 1 FROM rollingsync_cell_clocks AS c
+                        WHERE c.table_id = ? AND c.row_key = r.row_key AND c.column_name = ?);
+                    """,
+                arguments: [
+                    LocalStoreSchema.deleteOperation, table.id,
+                    table.id, LocalStoreSchema.insertOperation, table.id, LocalStoreSchema.rowClockColumn,
+                ]
+            )
+        }
+        return db.totalChangesCount - before
+    }
+
+    /// Forgets the writes ``recordPublishedWrites(of:databaseID:in:)`` logged again that were not
+    /// pushed yet: the document was deleted and recreated since, and starts from its creator's
+    /// data (local changes stay pending).
+    static func dropRepublishedWrites(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM rollingsync_changes WHERE republished")
     }
 
     /// Forgets the rowids the log recorded (see ``SyncedTable/rowidName``): once a whole store

@@ -180,10 +180,10 @@ struct ChangeSetApplier {
             try db.execute(sql: """
                 CREATE TEMP TABLE rollingsync_pending (
                     table_id INTEGER NOT NULL, row_key NOT NULL, op INTEGER NOT NULL,
-                    column_name TEXT NOT NULL, clock INTEGER NOT NULL,
+                    column_name TEXT NOT NULL, clock INTEGER NOT NULL, republished INTEGER NOT NULL,
                     PRIMARY KEY (table_id, row_key, op, column_name)) WITHOUT ROWID;
                 INSERT INTO temp.rollingsync_pending
-                    SELECT table_id, row_key, op, coalesce(column_name, ''), max(clock)
+                    SELECT table_id, row_key, op, coalesce(column_name, ''), max(clock), min(republished)
                     FROM rollingsync_changes GROUP BY table_id, row_key, op, coalesce(column_name, '');
                 """)
         }
@@ -267,11 +267,14 @@ struct ChangeSetApplier {
         var pending = PendingRow()
         guard hasPendingChanges else { return pending }
         let statement = try statement(StatementKey(purpose: .pending)) {
-            "SELECT op, column_name, clock FROM temp.rollingsync_pending WHERE table_id = ? AND row_key = ?"
+            "SELECT op, column_name, clock, republished FROM temp.rollingsync_pending WHERE table_id = ? AND row_key = ?"
         }
         let rows = try Row.fetchCursor(statement, arguments: [table.id, key])
         while let row = try rows.next() {
-            pending.add(op: row["op"], column: row["column_name"], clock: HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"])))
+            pending.add(
+                op: row["op"], column: row["column_name"], clock: HLCTimestamp(rawValue: UInt64(bitPattern: row["clock"])),
+                republished: row["republished"]
+            )
         }
         return pending
     }
@@ -391,10 +394,11 @@ struct ChangeSetApplier {
 
     /// Writes the winning columns of an update (or of an insert for an existing row).
     ///
-    /// A cell with an unpushed local edit is merged by ``RowMerge/mergeCell(local:remote:held:table:key:column:resolver:)``
+    /// An incoming write no newer than a write of the cell this database already knows is stale
+    /// (``RowMerge/isStale(_:against:)``, counted), with or without an unpushed local edit. Else a
+    /// cell with an unpushed local edit is merged by ``RowMerge/mergeCell(local:remote:held:table:key:column:resolver:)``
     /// (a superseded local edit leaves the log; a decision against the later write is
-    /// re-published); any other cell takes the incoming value unless this database already knows
-    /// a write at least as new (``RowMerge/isStale(_:against:)``, counted as stale).
+    /// re-published), and any other cell takes the incoming value.
     private mutating func merge(_ change: RowChange, table: SyncedTable, pending: PendingRow) throws {
         var pending = pending
         if change.kind == .insert, let created = pending.creationClock(columns: table.columns),
@@ -423,26 +427,32 @@ struct ChangeSetApplier {
         var superseded: [String] = []
         var republish: [String] = []
         for column in change.columns {
-            // A pending local value counts unless a newer write of the cell was applied since (it
-            // superseded the value, which only a pending creation still covers).
-            if let localClock = pending.clock(of: column.name), let localRow,
-                storedClocks[column.name].map({ LastWriterWins.isNewer(localClock, localDatabaseID, than: $0.clock, $0.databaseID) }) ?? true
-            {
-                let verdict = try RowMerge.mergeCell(
-                    local: CellWrite(value: localRow[column.name], clock: localClock, databaseID: localDatabaseID),
-                    remote: CellWrite(value: column.value, clock: column.clock, databaseID: remoteDatabaseID),
-                    held: .local, table: table.name, key: change.key, column: column.name, resolver: resolver
-                )
-                if let reported = verdict.reported { report.conflicts.append(reported) }
-                if let value = verdict.write { assignments.append((column.name, value)) }
-                if verdict.takesRemoteClock { remoteClocks.append((column.name, column.clock)) }
-                if verdict.dropsPendingEdit { superseded.append(column.name) }
-                if verdict.republishes { republish.append(column.name) }
-            } else if RowMerge.isStale(
+            // An incoming write no newer than the cell's known write is stale, whatever is pending
+            // here: a pending local value is newer still, or it was superseded (a write published
+            // again by a client registering after its removal meets clients that applied it).
+            // Otherwise a pending local value counts unless a newer write of the cell was applied
+            // since (it superseded the value, which only a pending creation still covers).
+            if RowMerge.isStale(
                 (column.clock, remoteDatabaseID),
                 against: RowMerge.currentWrite(cell: storedClocks[column.name], row: storedClocks[LocalStoreSchema.rowClockColumn])
             ) {
                 report.staleValuesIgnored += 1
+            } else if let localClock = pending.clock(of: column.name), let localRow,
+                storedClocks[column.name].map({ LastWriterWins.isNewer(localClock, localDatabaseID, than: $0.clock, $0.databaseID) }) ?? true
+            {
+                // A write published before and logged again merges as published writes do.
+                let republished = pending.isRepublished(column.name)
+                let verdict = try RowMerge.mergeCell(
+                    local: CellWrite(value: localRow[column.name], clock: localClock, databaseID: localDatabaseID),
+                    remote: CellWrite(value: column.value, clock: column.clock, databaseID: remoteDatabaseID),
+                    held: .local, table: table.name, key: change.key, column: column.name,
+                    resolver: republished ? .lastWriterWins : resolver
+                )
+                if !republished, let reported = verdict.reported { report.conflicts.append(reported) }
+                if let value = verdict.write { assignments.append((column.name, value)) }
+                if verdict.takesRemoteClock { remoteClocks.append((column.name, column.clock)) }
+                if verdict.dropsPendingEdit { superseded.append(column.name) }
+                if verdict.republishes { republish.append(column.name) }
             } else {
                 assignments.append((column.name, column.value))
                 remoteClocks.append((column.name, column.clock))
@@ -578,7 +588,9 @@ struct ChangeSetApplier {
             return
         }
         if pending.insertClock != nil || !pending.columnClocks.isEmpty {
-            report.warnings.append(.remoteDeleteDiscardedLocalChanges(table: table.name, key: change.key))
+            if pending.hasLocalWrites {
+                report.warnings.append(.remoteDeleteDiscardedLocalChanges(table: table.name, key: change.key))
+            }
             try ChangeLog.dropChanges(key: change.key, tableID: table.id, in: db)
         }
         try triggerGuard.permit(table, key: change.key)

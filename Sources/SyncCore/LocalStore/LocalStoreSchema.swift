@@ -19,7 +19,9 @@ import GRDB
 ///   ``wallClockReading``) and its hybrid logical clock once stamped (see ``ChangeLog``); the
 ///   capture triggers' entries for a row that exists after the change also record the row's
 ///   rowid (`row_id`) where the table has one besides its key (``SyncedTable/rowidName``), a hint
-///   the push checks against the key (other entries leave it NULL).
+///   the push checks against the key (other entries leave it NULL); `republished` marks a write
+///   this database published before and logged again (``ChangeLog/recordPublishedWrites(of:databaseID:in:)``),
+///   which merges by its clock alone, never as a local edit in conflict.
 /// - `rollingsync_cell_clocks`: clock and writer of the last pushed or applied update per cell,
 ///   for last-writer-wins against late remote changes; a record whose column is
 ///   ``rowClockColumn`` (the empty name) holds the clock of the row's last pushed or applied
@@ -363,6 +365,9 @@ enum LocalStoreSchema {
                 ALTER TABLE rollingsync_registration ADD COLUMN joined_at_clock INTEGER;
                 ALTER TABLE rollingsync_registration ADD COLUMN uploads_whole_store INTEGER NOT NULL DEFAULT 0;
                 """)
+        }
+        migrator.registerMigration("rollingsync v9: publishing again") { db in
+            try db.execute(sql: "ALTER TABLE rollingsync_changes ADD COLUMN republished INTEGER NOT NULL DEFAULT 0")
         }
         return migrator
     }

@@ -28,7 +28,7 @@ struct LocalSyncState: Sendable {
         /// Set when a whole store was installed: the next sync also lists this client's own change
         /// sets and applies those the store did not contain.
         var needsOwnSets: Bool
-        /// Set by a first join (see ``markRegistered(integrityKey:created:firstJoin:)``) until a whole store
+        /// Set by a first join (see ``markRegistered(integrityKey:created:firstJoin:rejoining:)``) until a whole store
         /// is installed or the next sync finds none: the newest clock here at the join. Whatever
         /// was logged here up to it predates the join and yields to the document's version of
         /// the same row in that install (``WholeStoreMerge``).
@@ -115,11 +115,19 @@ struct LocalSyncState: Sendable {
     /// the sync. Without this, a joining client's own rows were neither changes nor in any store,
     /// and installing a store removed them.
     ///
-    /// Registering again (neither a creation nor a first join) keeps what an earlier one left to
-    /// the next sync.
+    /// A database that **registers again after its change sets were deleted** remotely
+    /// (`rejoining`: it was removed from the document, which kept its integrity key) logs again
+    /// every write it published that still stands here, with its original clock
+    /// (``ChangeLog/recordPublishedWrites(of:databaseID:in:)``): some clients applied those sets
+    /// and others never will, and the whole store its next sync re-bases on may lack them. Marked
+    /// as published writes, they meet other writes by their clocks alone, never as local edits in
+    /// conflict, and lose wherever another client wrote later. Registering with a recreated
+    /// document (another integrity key) before they were pushed forgets them.
+    ///
+    /// Registering again otherwise keeps what an earlier registration left to the next sync.
     /// - Returns: the rows that predate this registration and that no change carried: those a
     ///   creation's whole store carries, or those a first join published; 0 otherwise.
-    func markRegistered(integrityKey: String, created: Bool, firstJoin: Bool) throws -> Int {
+    func markRegistered(integrityKey: String, created: Bool, firstJoin: Bool, rejoining: Bool) throws -> Int {
         try write { db in
             var existingRows = 0
             let tables = try LocalStore.syncedTables(in: db)
@@ -134,6 +142,12 @@ struct LocalSyncState: Sendable {
                 existingRows = try tables.reduce(0) { $0 + (try ChangeLog.recordEveryRow(of: $1, in: db)) }
                 _ = try ChangeLog.stamp(in: db)
                 try db.execute(sql: "UPDATE rollingsync_registration SET joined_at_clock = (SELECT clock FROM rollingsync_state)")
+            } else if rejoining {
+                let databaseID = try String.fetchOne(db, sql: "SELECT client_id FROM rollingsync_state") ?? ""
+                _ = try ChangeLog.recordPublishedWrites(of: tables, databaseID: databaseID, in: db)
+            }
+            if !rejoining, let adopted = try String.fetchOne(db, sql: "SELECT integrity_key FROM rollingsync_registration"), adopted != integrityKey {
+                try ChangeLog.dropRepublishedWrites(in: db)
             }
             try db.execute(sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1", arguments: [integrityKey])
             return existingRows

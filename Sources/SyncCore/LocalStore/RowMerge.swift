@@ -1,7 +1,8 @@
 import GRDB
 
 /// The unpushed local changes of one row, as the change log records them: the clocks of its
-/// pending insert, delete and column edits (each the newest of its kind).
+/// pending insert, delete and column edits (each the newest of its kind), and which of them are
+/// local writes rather than writes published before and logged again (``ChangeLog/recordPublishedWrites(of:databaseID:in:)``).
 ///
 /// Read by the apply (``ChangeSetApplier``), the whole-store re-base (``WholeStoreMerge``) and the
 /// push (``PendingChangeFolder``), which all decide with the same clocks.
@@ -9,18 +10,36 @@ struct PendingRow: Equatable {
     var insertClock: HLCTimestamp?
     var deleteClock: HLCTimestamp?
     var columnClocks: [String: HLCTimestamp] = [:]
+    /// The columns with a local edit, and ``LocalStoreSchema/rowClockColumn`` for a local insert
+    /// or deletion: changes not only published before and logged again.
+    var localWrites: Set<String> = []
 
     var isEmpty: Bool { insertClock == nil && deleteClock == nil && columnClocks.isEmpty }
 
-    /// Adds one change-log entry (`op` as in ``LocalStoreSchema``; `column` for an update).
-    mutating func add(op: Int, column: String?, clock: HLCTimestamp) {
+    /// Whether any change is a local write (not only writes published before and logged again).
+    var hasLocalWrites: Bool { !localWrites.isEmpty }
+
+    /// Adds one change-log entry (`op` as in ``LocalStoreSchema``; `column` for an update;
+    /// `republished` for a write published before and logged again).
+    mutating func add(op: Int, column: String?, clock: HLCTimestamp, republished: Bool = false) {
         switch op {
         case LocalStoreSchema.insertOperation: insertClock = max(insertClock ?? clock, clock)
         case LocalStoreSchema.deleteOperation: deleteClock = max(deleteClock ?? clock, clock)
         default:
             guard let column else { return }
             columnClocks[column] = max(columnClocks[column] ?? clock, clock)
+            if !republished { localWrites.insert(column) }
+            return
         }
+        if !republished { localWrites.insert(LocalStoreSchema.rowClockColumn) }
+    }
+
+    /// Whether the pending value of `column` comes only from writes published before and logged
+    /// again: it then merges by its clock alone (last writer wins, no conflict), as a published
+    /// write does.
+    func isRepublished(_ column: String) -> Bool {
+        guard clock(of: column) != nil else { return false }
+        return !localWrites.contains(column) && (wholeRowClock == nil || !localWrites.contains(LocalStoreSchema.rowClockColumn))
     }
 
     /// The newest clock of each column in `text`, the column edits of one row as the push's grouping
@@ -158,11 +177,13 @@ enum RowMerge {
         return verdict
     }
 
-    /// Whether a remote write of a cell without a pending local edit is older than the cell's
-    /// current write (`stored`) and is therefore ignored; equal writes are stale too (a set
-    /// applied twice changes nothing).
+    /// Whether a remote write of a cell of a present row is no newer than the cell's current
+    /// write (`stored`) and is therefore ignored; equal writes are stale too (a set applied twice
+    /// changes nothing). A write at clock 0 is stale even where no write is recorded: it is a row
+    /// that predates the document, published again (``ChangeLog/recordPublishedWrites(of:databaseID:in:)``),
+    /// and the present row holds those values or later ones.
     static func isStale(_ incoming: (clock: HLCTimestamp, databaseID: String), against stored: (clock: HLCTimestamp, databaseID: String)?) -> Bool {
-        guard let stored else { return false }
+        guard let stored else { return incoming.clock == .zero }
         return !LastWriterWins.isNewer(incoming.clock, incoming.databaseID, than: stored.clock, stored.databaseID)
     }
 

@@ -95,7 +95,7 @@ struct WholeStoreMerge {
             try db.execute(sql: "DROP TABLE IF EXISTS \(Self.yieldedRows); CREATE TABLE \(Self.yieldedRows) (table_id INTEGER, row_key)")
         }
         let rows = try Row.fetchAll(db, sql: """
-            SELECT table_id, row_key, op, coalesce(column_name, '') AS column_name, max(clock) AS clock
+            SELECT table_id, row_key, op, coalesce(column_name, '') AS column_name, max(clock) AS clock, min(republished) AS republished
             FROM rollingsync_changes GROUP BY table_id, row_key, op, coalesce(column_name, '')
             ORDER BY table_id, row_key
             """)
@@ -105,7 +105,10 @@ struct WholeStoreMerge {
             let key: DatabaseValue = rows[index]["row_key"]
             var pending = PendingRow()
             while index < rows.count, rows[index]["table_id"] == tableID, rows[index]["row_key"] as DatabaseValue == key {
-                pending.add(op: rows[index]["op"], column: rows[index]["column_name"], clock: HLCTimestamp(rawValue: UInt64(bitPattern: rows[index]["clock"])))
+                pending.add(
+                    op: rows[index]["op"], column: rows[index]["column_name"],
+                    clock: HLCTimestamp(rawValue: UInt64(bitPattern: rows[index]["clock"])), republished: rows[index]["republished"]
+                )
                 index += 1
             }
             guard let table = tables[tableID] else { continue }
@@ -163,7 +166,9 @@ struct WholeStoreMerge {
             let created = pending.creationClock(columns: table.columns)
             if let tombstone, RowMerge.deletionWins(tombstone: tombstone, over: created == nil ? .update : .insert, at: created ?? tombstone) {
                 try ChangeLog.dropChanges(key: key, tableID: table.id, in: db)
-                installation.updatesOfDeletedRows.append(.init(table: table.name, key: "\(key)"))
+                if pending.hasLocalWrites {
+                    installation.updatesOfDeletedRows.append(.init(table: table.name, key: "\(key)"))
+                }
             } else {
                 try recreate(local, key: key, table: table)
             }
@@ -189,12 +194,14 @@ struct WholeStoreMerge {
                 if localValue != storeValue { assignments.append((column, localValue)) }
                 continue
             }
+            // A write published before and logged again merges as published writes do.
+            let republished = pending.isRepublished(column)
             let verdict = try RowMerge.mergeCell(
                 local: CellWrite(value: localValue, clock: localClock, databaseID: localDatabaseID),
                 remote: CellWrite(value: storeValue, clock: cell.clock, databaseID: cell.databaseID),
-                held: .remote, table: table.name, key: key, column: column, resolver: resolver
+                held: .remote, table: table.name, key: key, column: column, resolver: republished ? .lastWriterWins : resolver
             )
-            if let reported = verdict.reported { installation.conflicts.append(reported) }
+            if !republished, let reported = verdict.reported { installation.conflicts.append(reported) }
             if verdict.dropsPendingEdit { try ChangeLog.dropEdit(of: column, key: key, tableID: table.id, in: db) }
             if verdict.republishes { try ChangeLog.republish(column, key: key, tableID: table.id, in: db) }
             if let value = verdict.write { assignments.append((column, value)) }
@@ -232,6 +239,7 @@ struct WholeStoreMerge {
         since.insertClock = pending.insertClock.flatMap { $0 > joinedAt ? $0 : nil }
         since.deleteClock = pending.deleteClock.flatMap { $0 > joinedAt ? $0 : nil }
         since.columnClocks = pending.columnClocks.filter { $0.value > joinedAt }
+        since.localWrites = pending.localWrites
         // The values held before the join: those no write since has replaced (none, for a row
         // created again since).
         let heldColumns = since.insertClock == nil ? table.columns.filter { since.columnClocks[$0] == nil } : []

@@ -12,8 +12,12 @@ extension ApplicationSyncManager {
     /// (keeping its local data and unpushed changes, re-based on the newest whole store) or stops
     /// with ``SyncError/Code/clientRemoved``.
     ///
-    /// Change sets of the removed client that some client had not applied yet are lost for that
-    /// client: remove clients that are gone for good, or let them sync first.
+    /// Change sets of the removed client that some client had not applied yet are missing there
+    /// until the removed client syncs again: it then registers again and publishes once more,
+    /// with their original clocks, every write of its own that still stands in its database, and
+    /// the rows only its whole stores carried (``SyncWarning/clientWasRemoved(_:)``; later writes
+    /// of other clients still win). A client that never syncs again takes them with it: remove
+    /// clients that are gone for good, or let them sync first.
     /// - Throws: ``SyncError/Code/declined`` for this client itself (a client leaves by no longer
     ///   syncing, or by deleting the document); remote errors. A missing document is not an error.
     public func removeClient(_ client: SyncIdentifier, from documentID: SyncIdentifier) async throws {

@@ -20,8 +20,10 @@ import RemoteProtocol
 /// 4. `SyncChanges/<client>/` is created, and the registration recorded in the database. A
 ///    database that joins a document for the first time publishes the rows it already holds, and
 ///    its next sync starts from the document's newest whole store; one that created the document
-///    from data uploads a whole store of it after its next sync
-///    (``LocalSyncState/markRegistered(integrityKey:created:firstJoin:)``).
+///    from data uploads a whole store of it after its next sync; one whose change-set directory is
+///    gone from a document that kept its integrity key (another client removed it) publishes again
+///    what it wrote
+///    (``LocalSyncState/markRegistered(integrityKey:created:firstJoin:rejoining:)``).
 struct DocumentRegistrar {
     let application: ApplicationRegistration
     let remote: CodedRemote
@@ -83,7 +85,10 @@ struct DocumentRegistrar {
         if !ownDirectoryExists {
             try await remote.createDirectory(layout.changeSets(of: clientID))
         }
-        let existingRows = try state.markRegistered(integrityKey: key, created: created, firstJoin: !created && local.integrityKey == nil)
+        let existingRows = try state.markRegistered(
+            integrityKey: key, created: created, firstJoin: !created && local.integrityKey == nil,
+            rejoining: !created && !ownDirectoryExists && local.integrityKey == key
+        )
         return DocumentRegistration(
             documentID: documentID,
             clientID: clientID,

@@ -97,7 +97,8 @@ struct Synchronizer: Sendable {
         try await apply(found.unapplied, into: &report)
         let outgoing = try await preparePush(into: &report)
         // A client's sets have increasing clocks, except a set re-written after its upload was found
-        // missing (same changes, same clock, new id): the new set is the newest then.
+        // missing (same changes, same clock, new id): the new set is the newest then; and the set
+        // of writes published again after a removal, pushed into an empty directory.
         let newestOwn = outgoing.map { outgoing in
             found.ownNewest.map { $0.clock > outgoing.name.clock ? $0 : outgoing.name } ?? outgoing.name
         } ?? found.ownNewest
