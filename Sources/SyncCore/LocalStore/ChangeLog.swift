@@ -259,8 +259,8 @@ enum ChangeLog {
     }
 
     /// Forgets the writes ``recordPublishedWrites(of:databaseID:in:)`` logged again that were not
-    /// pushed yet: the document was deleted and recreated since, and starts from its creator's
-    /// data (local changes stay pending).
+    /// pushed yet (local changes stay pending): the document was deleted and recreated since, and
+    /// starts from its creator's data, or they are about to be logged afresh.
     static func dropRepublishedWrites(in db: Database) throws {
         try db.execute(sql: "DELETE FROM rollingsync_changes WHERE republished")
     }

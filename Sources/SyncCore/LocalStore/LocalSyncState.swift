@@ -122,7 +122,8 @@ struct LocalSyncState: Sendable {
     /// and others never will, and the whole store its next sync re-bases on may lack them. Marked
     /// as published writes, they meet other writes by their clocks alone, never as local edits in
     /// conflict, and lose wherever another client wrote later. Registering with a recreated
-    /// document (another integrity key) before they were pushed forgets them.
+    /// document (another integrity key) before they were pushed forgets them; registering again
+    /// after another removal logs them afresh.
     ///
     /// Registering again otherwise keeps what an earlier registration left to the next sync.
     /// - Returns: the rows that predate this registration and that no change carried: those a
@@ -131,6 +132,13 @@ struct LocalSyncState: Sendable {
         try write { db in
             var existingRows = 0
             let tables = try LocalStore.syncedTables(in: db)
+            // Writes logged again by an earlier registration and not pushed yet: logged afresh
+            // by a rejoin, forgotten for a recreated document (before a creation counts the
+            // rows no logged insert covers).
+            let adopted = try String.fetchOne(db, sql: "SELECT integrity_key FROM rollingsync_registration")
+            if rejoining || adopted.map({ $0 != integrityKey }) == true {
+                try ChangeLog.dropRepublishedWrites(in: db)
+            }
             let appliedSets = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM rollingsync_applied_sets)") == true
             if created {
                 existingRows = try tables.reduce(0) { $0 + (try ChangeLog.countRowsWithoutLoggedInsert(of: $1, in: db)) }
@@ -145,9 +153,6 @@ struct LocalSyncState: Sendable {
             } else if rejoining {
                 let databaseID = try String.fetchOne(db, sql: "SELECT client_id FROM rollingsync_state") ?? ""
                 _ = try ChangeLog.recordPublishedWrites(of: tables, databaseID: databaseID, in: db)
-            }
-            if !rejoining, let adopted = try String.fetchOne(db, sql: "SELECT integrity_key FROM rollingsync_registration"), adopted != integrityKey {
-                try ChangeLog.dropRepublishedWrites(in: db)
             }
             try db.execute(sql: "UPDATE rollingsync_registration SET integrity_key = ?, registered = 1", arguments: [integrityKey])
             return existingRows

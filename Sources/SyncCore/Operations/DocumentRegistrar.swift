@@ -17,7 +17,7 @@ import RemoteProtocol
 /// 3. Integrity key: its directory is listed (``IntegrityKeyFile``) and its key adopted. A key that differs from the
 ///    one this database adopted before means the document was recreated: the delegate decides;
 ///    unpushed local changes are **kept** either way (TICoreDataSync wiped them).
-/// 4. `SyncChanges/<client>/` is created, and the registration recorded in the database. A
+/// 4. The registration is recorded in the database, then `SyncChanges/<client>/` created. A
 ///    database that joins a document for the first time publishes the rows it already holds, and
 ///    its next sync starts from the document's newest whole store; one that created the document
 ///    from data uploads a whole store of it after its next sync; one whose change-set directory is
@@ -82,13 +82,15 @@ struct DocumentRegistrar {
             }
             warnings.append(.documentWasReset(documentID))
         }
-        if !ownDirectoryExists {
-            try await remote.createDirectory(layout.changeSets(of: clientID))
-        }
+        // Recorded before this client's directory exists: a registration cut off in between is
+        // decided again (from the missing directory) at the next sync, not mistaken for a plain one.
         let existingRows = try state.markRegistered(
             integrityKey: key, created: created, firstJoin: !created && local.integrityKey == nil,
             rejoining: !created && !ownDirectoryExists && local.integrityKey == key
         )
+        if !ownDirectoryExists {
+            try await remote.createDirectory(layout.changeSets(of: clientID))
+        }
         return DocumentRegistration(
             documentID: documentID,
             clientID: clientID,
