@@ -164,6 +164,7 @@ struct ConvergenceSimulationTests {
         var syncs = 0
         var conflicts = 0
         var failedSyncs = 0
+        var removals = 0
         for _ in 0..<steps {
             let client = clients[Int(random.next() % UInt64(clientCount))]
             switch random.next() % 11 {
@@ -221,6 +222,15 @@ struct ConvergenceSimulationTests {
                 break
             case 8 where random.next() % 3 == 0:
                 _ = try await client.manager.uploadWholeStore()
+            case 9 where random.next() % 6 == 0:
+                // Another client removed from the document, as `rollsync delete-client` does: its
+                // change sets go, whoever has not applied them yet; it registers again at its next
+                // sync and must publish again what it wrote.
+                let other = clients[Int(random.next() % UInt64(clientCount))]
+                if other !== client {
+                    try await client.application.removeClient(other.name, from: TestClient.documentID)
+                    removals += 1
+                }
             case 7:
                 // A sync that fails at some remote call; a later sync must make up for it.
                 let primitive = InMemoryRemoteStore.Primitive.allCases[Int(random.next() % 7)]
@@ -259,6 +269,7 @@ struct ConvergenceSimulationTests {
         #expect(heldRows.filter { $0.key != "shared" } == heldBeforeJoining, "seed \(seed): rows held before joining were lost or changed")
         #expect(heldRows["shared"] != nil || !holdsShared, "seed \(seed): the key several clients held before joining was lost")
         #expect(syncs > 0 && (failedSyncs > 0 || steps < 150))
+        #expect(removals > 0 || steps < 150, "seed \(seed) removed no client; the simulation should")
         // Long histories always hold conflicting edits; a short one may not.
         #expect(conflicts > 0 || steps < 150, "seed \(seed) produced no conflicting edits; the simulation should")
         #expect(try clients.allSatisfy { try !$0.localStore.hasPendingChanges() })

@@ -93,7 +93,7 @@ final class IntegerKeySimulation {
     /// outcomes are right (the later write wins).
     var recreated: Set<RowKey> = []
 
-    var localWrites = 0, refusedWrites = 0, syncs = 0, faulted = 0, uploads = 0, installs = 0, vacuums = 0, retirements = 0
+    var localWrites = 0, refusedWrites = 0, syncs = 0, faulted = 0, uploads = 0, installs = 0, vacuums = 0, retirements = 0, removals = 0
 
     init(seed: UInt64, steps: Int) throws {
         self.seed = seed
@@ -182,7 +182,8 @@ final class IntegerKeySimulation {
         case 64..<67: try deleteRow(chance(2) ? "event" : "counter", on: index)
         case 67..<83: try await sync(index)
         case 83..<88: try await faultedSync(index)
-        case 88..<91: try await uploadWholeStore(from: index)
+        case 88..<90: try await uploadWholeStore(from: index)
+        case 90: try await removeAnotherClient(from: index)
         case 91..<95: try await rebase(index)
         default: try await vacuum(from: index)
         }
@@ -320,6 +321,21 @@ final class IntegerKeySimulation {
         uploaders.insert(index)
     }
 
+    /// Another client removed from the document, as `rollsync delete-client` does: its change sets
+    /// and whole stores go, whoever has not applied them yet; it registers again at its next sync
+    /// and must publish again what it wrote.
+    func removeAnotherClient(from index: Int) async throws {
+        let other = self.index(clients.count)
+        guard other != index else { return }
+        do {
+            try await clients[index].application.removeClient(clients[other].name, from: TestClient.documentID)
+        } catch {
+            throw failure("removal of \(clients[other].name)", error)
+        }
+        uploaders.remove(other)
+        removals += 1
+    }
+
     /// Re-bases a client on a whole store while it has unpushed inserts, edits and deletions.
     func rebase(_ index: Int) async throws {
         guard !uploaders.isEmpty else { return }
@@ -419,7 +435,7 @@ final class IntegerKeySimulation {
             """
             Integer key simulation, \(label): \(clients.count) clients, \(steps) steps (\(localWrites) application writes, \
             \(refusedWrites) refused, \(inserted.count) rows inserted, \(deletedByApp.count) deleted by applications), \(syncs) syncs, \
-            \(faulted) with an injected fault, \(uploads) whole-store uploads, \(installs) installs, \(vacuums) vacuums \
+            \(faulted) with an injected fault, \(uploads) whole-store uploads, \(installs) installs, \(removals) removals, \(vacuums) vacuums \
             (\(retirements) clients retired); at the end \(sameIDs.count) rows, \(agreeing.count) at the same id on every client, \
             \(removedByRules.count) removed by rules
             """
