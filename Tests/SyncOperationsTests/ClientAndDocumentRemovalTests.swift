@@ -161,6 +161,26 @@ struct ClientAndDocumentRemovalTests {
         #expect(try anna.dump() == ben.dump())
     }
 
+    @Test("a removed client that recreates the deleted document before pushing what it logged again uploads the rows only a store carried")
+    func republishedThenRecreatedByTheRemovedClient() async throws {
+        let remote = try TestRemote(.memory)
+        let anna = try TestClient("anna", remote: remote.store, schema: NotesSchema.sql + "INSERT INTO folder VALUES ('f1', 'old');")
+        try await anna.sync()
+        let ben = try TestClient("ben", remote: remote.store)
+        #expect(try await ben.sync().wholeStoreInstalled != nil)
+        try await anna.application.removeClient(ben.name, from: TestClient.documentID)
+        await (try remote.faults).failCall(1, of: .upload, code: .permissionDenied)
+        await #expect(throws: SyncError.self) { try await ben.sync() }
+        #expect(try ben.value("SELECT count(*) FROM rollingsync_changes WHERE republished") == 1.databaseValue, "f1, at clock 0")
+
+        try await anna.application.deleteDocument(TestClient.documentID)
+        let recreation = try await ben.sync()
+        #expect(recreation.wholeStoreUploaded != nil, "f1 is in no change set: the recreated document's store carries it")
+        let carl = try TestClient("carl", remote: remote.store)
+        try await carl.sync()
+        #expect(try carl.value("SELECT name FROM folder WHERE id = 'f1'") == "old".databaseValue)
+    }
+
     @Test("a client that declines after its removal stops with clientRemoved and keeps its data")
     func removedClientDeclines() async throws {
         let remote = try TestRemote(.memory)
